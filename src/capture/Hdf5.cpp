@@ -1,0 +1,393 @@
+// HDF5 C API wrapper. Every call that can fail is checked here, once, and its
+// failure converted to an r3::Error carrying HDF5's own words.
+#include "capture/Hdf5.h"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+namespace r3::h5 {
+
+Handle &Handle::operator=(Handle &&O) noexcept {
+  if (this != &O) {
+    reset();
+    Id = O.Id;
+    Close = O.Close;
+    O.Id = -1;
+  }
+  return *this;
+}
+
+void Handle::reset() {
+  if (Id >= 0 && Close)
+    Close(Id);
+  Id = -1;
+}
+
+void silenceErrors() {
+  static std::once_flag Once;
+  std::call_once(Once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+namespace {
+herr_t collectMessage(unsigned, const H5E_error2_t *E, void *Data) {
+  auto *Messages = static_cast<std::vector<std::string> *>(Data);
+  if (E->desc && *E->desc)
+    Messages->push_back(E->desc);
+  return 0;
+}
+
+bool containsCaseless(const std::string &S, const std::string &Needle) {
+  auto It = std::search(S.begin(), S.end(), Needle.begin(), Needle.end(),
+                        [](char A, char B) { return std::tolower(A) == std::tolower(B); });
+  return It != S.end();
+}
+} // namespace
+
+Error lastError(const std::string &What) {
+  std::vector<std::string> Messages; // most specific first
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collectMessage, &Messages);
+  H5Eclear2(H5E_DEFAULT);
+  for (const std::string &M : Messages)
+    if (containsCaseless(M, "fletcher32") || containsCaseless(M, "checksum"))
+      return Error::make(What + ": checksum mismatch (the stored data is corrupt)");
+  for (const std::string &M : Messages)
+    if (containsCaseless(M, "truncated file"))
+      return Error::make(What + ": truncated file (" + M + ")");
+  if (Messages.empty())
+    return Error::make(What + ": HDF5 call failed");
+  return Error::make(What + ": " + Messages.front());
+}
+
+Expected<Handle> createFile(const std::string &Path) {
+  silenceErrors();
+  hid_t Id = H5Fcreate(Path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (Id < 0)
+    return lastError("cannot create HDF5 file");
+  return Handle(Id, H5Fclose);
+}
+
+Expected<Handle> openFile(const std::string &Path) {
+  silenceErrors();
+  htri_t Is = H5Fis_hdf5(Path.c_str());
+  if (Is == 0)
+    return Error::make("not an HDF5 file");
+  if (Is < 0)
+    return lastError("cannot read file");
+  hid_t Id = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (Id < 0)
+    return lastError("cannot open HDF5 file");
+  return Handle(Id, H5Fclose);
+}
+
+Expected<Handle> createGroup(hid_t Loc, const std::string &Name) {
+  hid_t Id = H5Gcreate2(Loc, Name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (Id < 0)
+    return lastError(Name + ": cannot create group");
+  return Handle(Id, H5Gclose);
+}
+
+Expected<Handle> openGroup(hid_t Loc, const std::string &Name) {
+  if (!exists(Loc, Name))
+    return Error::make(Name + ": missing group");
+  hid_t Id = H5Gopen2(Loc, Name.c_str(), H5P_DEFAULT);
+  if (Id < 0)
+    return lastError(Name + ": cannot open group");
+  return Handle(Id, H5Gclose);
+}
+
+Expected<Handle> openDataset(hid_t Loc, const std::string &Name) {
+  if (!exists(Loc, Name))
+    return Error::make(Name + ": missing dataset");
+  hid_t Id = H5Dopen2(Loc, Name.c_str(), H5P_DEFAULT);
+  if (Id < 0)
+    return lastError(Name + ": cannot open dataset");
+  return Handle(Id, H5Dclose);
+}
+
+bool exists(hid_t Loc, const std::string &Name) {
+  htri_t R = H5Lexists(Loc, Name.c_str(), H5P_DEFAULT);
+  H5Eclear2(H5E_DEFAULT);
+  return R > 0;
+}
+
+bool hasAttribute(hid_t Obj, const std::string &Name) {
+  htri_t R = H5Aexists(Obj, Name.c_str());
+  H5Eclear2(H5E_DEFAULT);
+  return R > 0;
+}
+
+namespace {
+Error writeRawAttr(hid_t Obj, const std::string &Name, hid_t Type, hid_t Space,
+                   const void *Data) {
+  if (hasAttribute(Obj, Name))
+    H5Adelete(Obj, Name.c_str());
+  Handle A(H5Acreate2(Obj, Name.c_str(), Type, Space, H5P_DEFAULT, H5P_DEFAULT),
+           H5Aclose);
+  if (!A.valid() || H5Awrite(A.get(), Type, Data) < 0)
+    return lastError("attribute '" + Name + "': cannot write");
+  return Error::success();
+}
+
+Error writeScalarAttr(hid_t Obj, const std::string &Name, hid_t Type, const void *V) {
+  Handle Space(H5Screate(H5S_SCALAR), H5Sclose);
+  return writeRawAttr(Obj, Name, Type, Space.get(), V);
+}
+
+Expected<Handle> openAttr(hid_t Obj, const std::string &Name) {
+  if (!hasAttribute(Obj, Name))
+    return Error::make("missing attribute '" + Name + "'");
+  hid_t Id = H5Aopen(Obj, Name.c_str(), H5P_DEFAULT);
+  if (Id < 0)
+    return lastError("attribute '" + Name + "'");
+  return Handle(Id, H5Aclose);
+}
+
+/// Number of elements in an attribute's or dataset's dataspace.
+int64_t elementCount(hid_t Space) { return H5Sget_simple_extent_npoints(Space); }
+
+Error expectClass(hid_t Obj, H5T_class_t Class, const std::string &Name,
+                  const char *Expected, bool IsAttr) {
+  Handle Type(IsAttr ? H5Aget_type(Obj) : H5Dget_type(Obj), H5Tclose);
+  if (H5Tget_class(Type.get()) != Class)
+    return Error::make(std::string(IsAttr ? "attribute '" : "dataset '") + Name +
+                       "': expected " + Expected);
+  return Error::success();
+}
+} // namespace
+
+Error writeAttr(hid_t Obj, const std::string &Name, uint64_t Value) {
+  return writeScalarAttr(Obj, Name, H5T_NATIVE_UINT64, &Value);
+}
+
+Error writeAttr(hid_t Obj, const std::string &Name, int64_t Value) {
+  return writeScalarAttr(Obj, Name, H5T_NATIVE_INT64, &Value);
+}
+
+Error writeAttr(hid_t Obj, const std::string &Name, const std::string &Value) {
+  Handle Type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(Type.get(), std::max<size_t>(1, Value.size()));
+  H5Tset_strpad(Type.get(), H5T_STR_NULLPAD);
+  std::string Padded = Value.empty() ? std::string(1, '\0') : Value;
+  return writeScalarAttr(Obj, Name, Type.get(), Padded.data());
+}
+
+Error writeAttr(hid_t Obj, const std::string &Name, std::span<const uint32_t> Values) {
+  hsize_t N = Values.size();
+  Handle Space(H5Screate_simple(1, &N, nullptr), H5Sclose);
+  return writeRawAttr(Obj, Name, H5T_NATIVE_UINT32, Space.get(), Values.data());
+}
+
+Expected<uint64_t> readUnsignedAttr(hid_t Obj, const std::string &Name) {
+  auto A = openAttr(Obj, Name);
+  if (!A)
+    return A.takeError();
+  R3_TRY(expectClass(A->get(), H5T_INTEGER, Name, "an integer", true));
+  uint64_t V = 0;
+  if (H5Aread(A->get(), H5T_NATIVE_UINT64, &V) < 0)
+    return lastError("attribute '" + Name + "'");
+  return V;
+}
+
+Expected<int64_t> readSignedAttr(hid_t Obj, const std::string &Name) {
+  auto A = openAttr(Obj, Name);
+  if (!A)
+    return A.takeError();
+  R3_TRY(expectClass(A->get(), H5T_INTEGER, Name, "an integer", true));
+  int64_t V = 0;
+  if (H5Aread(A->get(), H5T_NATIVE_INT64, &V) < 0)
+    return lastError("attribute '" + Name + "'");
+  return V;
+}
+
+Expected<std::string> readStringAttr(hid_t Obj, const std::string &Name) {
+  auto A = openAttr(Obj, Name);
+  if (!A)
+    return A.takeError();
+  R3_TRY(expectClass(A->get(), H5T_STRING, Name, "a string", true));
+  Handle Type(H5Aget_type(A->get()), H5Tclose);
+  if (H5Tis_variable_str(Type.get()) > 0)
+    return Error::make("attribute '" + Name + "': expected a fixed-length string");
+  std::string S(H5Tget_size(Type.get()), '\0');
+  if (H5Aread(A->get(), Type.get(), S.data()) < 0)
+    return lastError("attribute '" + Name + "'");
+  S.resize(S.find('\0') == std::string::npos ? S.size() : S.find('\0'));
+  return S;
+}
+
+Expected<std::vector<uint32_t>> readU32ArrayAttr(hid_t Obj, const std::string &Name) {
+  auto A = openAttr(Obj, Name);
+  if (!A)
+    return A.takeError();
+  R3_TRY(expectClass(A->get(), H5T_INTEGER, Name, "integers", true));
+  Handle Space(H5Aget_space(A->get()), H5Sclose);
+  std::vector<uint32_t> V(static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  if (!V.empty() && H5Aread(A->get(), H5T_NATIVE_UINT32, V.data()) < 0)
+    return lastError("attribute '" + Name + "'");
+  return V;
+}
+
+namespace {
+Expected<Handle> createSimple(hid_t Loc, const std::string &Name, hid_t Type,
+                              uint64_t N) {
+  hsize_t Dims = N;
+  Handle Space(H5Screate_simple(1, &Dims, nullptr), H5Sclose);
+  hid_t Id = H5Dcreate2(Loc, Name.c_str(), Type, Space.get(), H5P_DEFAULT,
+                        H5P_DEFAULT, H5P_DEFAULT);
+  if (Id < 0)
+    return lastError(Name + ": cannot create dataset");
+  return Handle(Id, H5Dclose);
+}
+} // namespace
+
+Error writeU64Dataset(hid_t Loc, const std::string &Name, std::span<const uint64_t> V) {
+  auto D = createSimple(Loc, Name, H5T_NATIVE_UINT64, V.size());
+  if (!D)
+    return D.takeError();
+  if (!V.empty() &&
+      H5Dwrite(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, V.data()) < 0)
+    return lastError(Name + ": cannot write");
+  return Error::success();
+}
+
+Expected<std::vector<uint64_t>> readU64Dataset(hid_t Loc, const std::string &Name) {
+  auto D = openDataset(Loc, Name);
+  if (!D)
+    return D.takeError();
+  R3_TRY(expectClass(D->get(), H5T_INTEGER, Name, "integers", false));
+  Handle Space(H5Dget_space(D->get()), H5Sclose);
+  std::vector<uint64_t> V(static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  if (!V.empty() &&
+      H5Dread(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, V.data()) < 0)
+    return lastError(Name);
+  return V;
+}
+
+Error writeStringDataset(hid_t Loc, const std::string &Name,
+                         const std::vector<std::string> &V) {
+  Handle Type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(Type.get(), H5T_VARIABLE);
+  auto D = createSimple(Loc, Name, Type.get(), V.size());
+  if (!D)
+    return D.takeError();
+  std::vector<const char *> Ptrs;
+  for (const std::string &S : V)
+    Ptrs.push_back(S.c_str());
+  if (!V.empty() &&
+      H5Dwrite(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, Ptrs.data()) < 0)
+    return lastError(Name + ": cannot write");
+  return Error::success();
+}
+
+Expected<std::vector<std::string>> readStringDataset(hid_t Loc, const std::string &Name) {
+  auto D = openDataset(Loc, Name);
+  if (!D)
+    return D.takeError();
+  Handle FileType(H5Dget_type(D->get()), H5Tclose);
+  if (H5Tget_class(FileType.get()) != H5T_STRING || H5Tis_variable_str(FileType.get()) <= 0)
+    return Error::make(Name + ": expected variable-length strings");
+  Handle Type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(Type.get(), H5T_VARIABLE);
+  Handle Space(H5Dget_space(D->get()), H5Sclose);
+  std::vector<char *> Ptrs(static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  if (Ptrs.empty())
+    return std::vector<std::string>();
+  if (H5Dread(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, Ptrs.data()) < 0)
+    return lastError(Name);
+  std::vector<std::string> Out(Ptrs.begin(), Ptrs.end());
+  H5Dvlen_reclaim(Type.get(), Space.get(), H5P_DEFAULT, Ptrs.data());
+  return Out;
+}
+
+Error writeSmallBytes(hid_t Loc, const std::string &Name, std::span<const uint8_t> V) {
+  auto D = createSimple(Loc, Name, H5T_NATIVE_UINT8, V.size());
+  if (!D)
+    return D.takeError();
+  if (!V.empty() &&
+      H5Dwrite(D->get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, V.data()) < 0)
+    return lastError(Name + ": cannot write");
+  return Error::success();
+}
+
+Expected<std::vector<uint8_t>> readSmallBytes(hid_t Loc, const std::string &Name) {
+  auto D = openDataset(Loc, Name);
+  if (!D)
+    return D.takeError();
+  auto Size = byteDatasetSize(D->get());
+  if (!Size)
+    return Size.takeError().context(Name);
+  std::vector<uint8_t> V(*Size);
+  if (!V.empty() &&
+      H5Dread(D->get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, V.data()) < 0)
+    return lastError(Name);
+  return V;
+}
+
+uint64_t chunkBytesFor(uint64_t Size) {
+  constexpr uint64_t Max = 4ull << 20;
+  return std::max<uint64_t>(1, std::min(Size, Max));
+}
+
+Expected<Handle> createByteDataset(hid_t Loc, const std::string &Name, uint64_t Size,
+                                   Compression C) {
+  hsize_t Dims = Size, Chunk = chunkBytesFor(Size);
+  Handle Space(H5Screate_simple(1, &Dims, nullptr), H5Sclose);
+  Handle Props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_chunk(Props.get(), 1, &Chunk);
+  if (C == Compression::Deflate) {
+    H5Pset_shuffle(Props.get());
+    H5Pset_deflate(Props.get(), 1);
+  }
+  H5Pset_fletcher32(Props.get());
+  // Chunks are written whole and read whole, so HDF5's chunk cache only costs
+  // copies: turn it off.
+  Handle Access(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  H5Pset_chunk_cache(Access.get(), 0, 0, 1.0);
+  hid_t Id = H5Dcreate2(Loc, Name.c_str(), H5T_NATIVE_UINT8, Space.get(), H5P_DEFAULT,
+                        Props.get(), Access.get());
+  if (Id < 0)
+    return lastError(Name + ": cannot create dataset");
+  return Handle(Id, H5Dclose);
+}
+
+namespace {
+Error transferBytes(hid_t Dataset, uint64_t Offset, void *Data, uint64_t Count,
+                    bool Write) {
+  if (Count == 0)
+    return Error::success();
+  Handle FileSpace(H5Dget_space(Dataset), H5Sclose);
+  hsize_t Start = Offset, N = Count;
+  if (H5Sselect_hyperslab(FileSpace.get(), H5S_SELECT_SET, &Start, nullptr, &N,
+                          nullptr) < 0)
+    return lastError("cannot select bytes");
+  Handle MemSpace(H5Screate_simple(1, &N, nullptr), H5Sclose);
+  herr_t Rc = Write ? H5Dwrite(Dataset, H5T_NATIVE_UINT8, MemSpace.get(),
+                               FileSpace.get(), H5P_DEFAULT, Data)
+                    : H5Dread(Dataset, H5T_NATIVE_UINT8, MemSpace.get(),
+                              FileSpace.get(), H5P_DEFAULT, Data);
+  if (Rc < 0)
+    return lastError(Write ? "cannot write" : "cannot read");
+  return Error::success();
+}
+} // namespace
+
+Error writeBytes(hid_t Dataset, uint64_t Offset, std::span<const uint8_t> Bytes) {
+  return transferBytes(Dataset, Offset, const_cast<uint8_t *>(Bytes.data()),
+                       Bytes.size(), true);
+}
+
+Error readBytes(hid_t Dataset, uint64_t Offset, std::span<uint8_t> Out) {
+  return transferBytes(Dataset, Offset, Out.data(), Out.size(), false);
+}
+
+Expected<uint64_t> byteDatasetSize(hid_t Dataset) {
+  Handle Type(H5Dget_type(Dataset), H5Tclose);
+  if (H5Tget_class(Type.get()) != H5T_INTEGER || H5Tget_size(Type.get()) != 1)
+    return Error::make("expected a dataset of bytes");
+  Handle Space(H5Dget_space(Dataset), H5Sclose);
+  if (H5Sget_simple_extent_ndims(Space.get()) != 1)
+    return Error::make("expected a one-dimensional dataset");
+  return static_cast<uint64_t>(elementCount(Space.get()));
+}
+
+} // namespace r3::h5

@@ -1,0 +1,183 @@
+// `r3 inspect`: what a capture holds, as a table or as JSON with stable keys.
+#include "capture/CaptureReader.h"
+#include "cli/Args.h"
+#include "cli/Diagnostics.h"
+#include "support/StringUtil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <numeric>
+
+namespace r3::cli {
+
+namespace {
+using nlohmann::json;
+
+json launchJson(const CaptureReader &R, uint32_t Index) {
+  const LaunchInfo &L = R.launches()[Index];
+  uint64_t Changed = 0, ChangedBytes = 0;
+  for (const RegionInfo &Reg : L.Regions)
+    if (Reg.Changed) {
+      ++Changed;
+      ChangedBytes += Reg.Size;
+    }
+  return {{"index", Index},
+          {"ordinal", L.Ordinal},
+          {"grid", L.Grid},
+          {"block", L.Block},
+          {"dynamic_shared_bytes", L.DynamicSharedBytes},
+          {"param_bytes", L.Params.size()},
+          {"regions", L.Regions.size()},
+          {"bytes", totalRegionBytes(L)},
+          {"changed_regions", Changed},
+          {"changed_bytes", ChangedBytes},
+          {"duration_ns", L.DurationNs ? json(*L.DurationNs) : json(nullptr)}};
+}
+
+json kernelJson(const CaptureReader &R, uint32_t K) {
+  const KernelInfo &Info = R.kernels()[K];
+  json Globals = json::array();
+  for (const GlobalInfo &G : Info.Globals)
+    Globals.push_back({{"name", G.Name}, {"address", G.Address}, {"size", G.Size}});
+  json Params = json::array();
+  for (const ParamInfo &P : Info.Params)
+    Params.push_back({{"offset", P.Offset}, {"size", P.Size}});
+  const auto &D = Info.AppDurationsNs;
+  json Launches = json::array();
+  for (uint32_t L = 0; L < R.launches().size(); ++L)
+    if (R.launches()[L].Kernel == K)
+      Launches.push_back(launchJson(R, L));
+  return {{"name", Info.Name},
+          {"demangled", Info.Demangled},
+          {"module", Info.Module},
+          {"params", Params},
+          {"globals", Globals},
+          {"registers", Info.Attributes.Registers},
+          {"static_shared_bytes", Info.Attributes.StaticSharedBytes},
+          {"app_launches", D.size()},
+          {"app_mean_duration_ns",
+           D.empty() ? json(nullptr)
+                     : json(std::accumulate(D.begin(), D.end(), 0.0) / D.size())},
+          {"launches", Launches}};
+}
+
+json captureJson(const CaptureReader &R) {
+  const CaptureHeader &H = R.header();
+  json Modules = json::array();
+  for (const ModuleInfo &M : R.modules())
+    Modules.push_back({{"kind", moduleKindName(M.Kind)}, {"bytes", M.Size}});
+  json Kernels = json::array();
+  for (uint32_t K = 0; K < R.kernels().size(); ++K)
+    Kernels.push_back(kernelJson(R, K));
+  return {{"path", R.path()},
+          {"format_version", R.formatVersion()},
+          {"producer", H.ProducerVersion},
+          {"backend", backendName(H.Producer)},
+          {"device",
+           {{"name", H.Device.Name},
+            {"compute_capability", std::to_string(H.Device.ComputeMajor) + "." +
+                                       std::to_string(H.Device.ComputeMinor)},
+            {"driver_version", H.Device.DriverVersion},
+            {"memory_bytes", H.Device.MemoryBytes}}},
+          {"command_line", H.CommandLine},
+          {"modules", Modules},
+          {"kernels", Kernels}};
+}
+
+std::string dims(const json &D) {
+  return "(" + std::to_string(D[0].get<uint32_t>()) + "," +
+         std::to_string(D[1].get<uint32_t>()) + "," + std::to_string(D[2].get<uint32_t>()) +
+         ")";
+}
+
+std::string duration(const json &Ns) {
+  if (Ns.is_null())
+    return "-";
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.1f us", Ns.get<double>() / 1000.0);
+  return Buf;
+}
+
+void printKernel(const json &K, size_t Index) {
+  std::string Name = K["name"];
+  std::string Demangled = K["demangled"];
+  std::printf("\nkernel %zu: %s%s\n", Index, Name.c_str(),
+              Demangled.empty() ? "" : (" (" + Demangled + ")").c_str());
+  std::printf("  module %u, %zu params, %zu globals, %zu launches in the application, "
+              "mean duration %s\n",
+              K["module"].get<uint32_t>(), K["params"].size(), K["globals"].size(),
+              K["app_launches"].get<size_t>(), duration(K["app_mean_duration_ns"]).c_str());
+  std::printf("  %-6s %-8s %-16s %-14s %-8s %-8s %-11s %-8s %s\n", "launch", "ordinal",
+              "grid", "block", "dynsmem", "regions", "bytes", "changed", "duration");
+  for (const json &L : K["launches"])
+    std::printf("  %-6u %-8lu %-16s %-14s %-8u %-8zu %-11s %-8zu %s\n",
+                L["index"].get<uint32_t>(), L["ordinal"].get<unsigned long>(),
+                dims(L["grid"]).c_str(), dims(L["block"]).c_str(),
+                L["dynamic_shared_bytes"].get<uint32_t>(), L["regions"].get<size_t>(),
+                formatBytes(L["bytes"].get<uint64_t>()).c_str(),
+                L["changed_regions"].get<size_t>(), duration(L["duration_ns"]).c_str());
+}
+
+void printTable(const json &J) {
+  std::string Path = J["path"], Backend = J["backend"], Producer = J["producer"];
+  std::printf("capture:     %s (format %u, %s backend, written by %s)\n", Path.c_str(),
+              J["format_version"].get<uint32_t>(), Backend.c_str(), Producer.c_str());
+  const json &D = J["device"];
+  std::string DevName = D["name"], CC = D["compute_capability"];
+  std::printf("device:      %s (compute %s, driver %d, %s)\n", DevName.c_str(), CC.c_str(),
+              D["driver_version"].get<int>(),
+              formatBytes(D["memory_bytes"].get<uint64_t>()).c_str());
+  std::vector<std::string> Cmd = J["command_line"];
+  std::printf("application: %s\n", Cmd.empty() ? "-" : join(Cmd, " ").c_str());
+  std::printf("modules:     %zu\n", J["modules"].size());
+  for (size_t K = 0; K < J["kernels"].size(); ++K)
+    printKernel(J["kernels"][K], K);
+  std::string Checksums = J["checksums"];
+  std::printf("\nchecksums:   %s", Checksums.c_str());
+  if (J.contains("bytes_read"))
+    std::printf(" (%s read)", formatBytes(J["bytes_read"].get<uint64_t>()).c_str());
+  std::printf("\n");
+}
+
+int runInspect(const ParsedArgs &A) {
+  if (A.Positional.size() != 1)
+    return usageError("'r3 inspect' takes one capture file, got " +
+                          std::to_string(A.Positional.size()),
+                      "inspect");
+  auto Format = choiceValue(A, "--format", {"table", "json"}, "table");
+  if (!Format)
+    return usageError(Format.error().message(), "inspect");
+  auto Reader = CaptureReader::open(A.Positional.front());
+  if (!Reader)
+    return fail(Reader.error());
+  json J = captureJson(**Reader);
+  J["checksums"] = "skipped";
+  if (!A.has("--no-verify")) {
+    auto Bytes = (*Reader)->verifyData();
+    if (!Bytes)
+      return fail(Bytes.error());
+    J["checksums"] = "ok";
+    J["bytes_read"] = *Bytes;
+  }
+  if (*Format == "json")
+    std::printf("%s\n", J.dump(2).c_str());
+  else
+    printTable(J);
+  return ExitSuccess;
+}
+} // namespace
+
+CommandSpec inspectCommand() {
+  return {"inspect",
+          "list a capture's kernels, launches, regions and timings",
+          "CAPTURE.h5 [--format table|json] [--no-verify]",
+          "Every stored byte is read so that every checksum is checked, unless\n"
+          "--no-verify is given.",
+          {{"--format", "", Arity::Value, "table|json", "output format (default table)"},
+           {"--no-verify", "", Arity::Flag, "", "skip reading the data (no checksums)"}},
+          false,
+          runInspect};
+}
+
+} // namespace r3::cli

@@ -1,0 +1,55 @@
+// The r3 binary: dispatches the first word to a row of the command table.
+#include "cli/Args.h"
+#include "cli/Diagnostics.h"
+#include "r3/Version.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using namespace r3::cli;
+
+namespace {
+int runCommand(const CommandSpec &C, const std::vector<std::string> &Words) {
+  auto Args = parseArgs(C, Words);
+  if (!Args)
+    return usageError(Args.error().message(), C.Name);
+  if (Args->has("--help")) {
+    printCommandHelp(C);
+    return ExitSuccess;
+  }
+  if (!C.Run) {
+    printError("'r3 " + std::string(C.Name) + "' is not built yet in r3 " +
+               r3::Version + " (see 'r3 help " + std::string(C.Name) +
+               "' for what it will do)");
+    return ExitFailure;
+  }
+  return C.Run(*Args);
+}
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::vector<std::string> Words(Argv + 1, Argv + Argc);
+  if (Words.empty()) {
+    printOverview(stderr);
+    return ExitUsage;
+  }
+  const std::string First = Words.front();
+  if (First == "--version" || First == "-V") {
+    std::printf("r3 %s\n", r3::Version);
+    return ExitSuccess;
+  }
+  if (First == "--help" || First == "-h") {
+    printOverview(stdout);
+    return ExitSuccess;
+  }
+  if (First.starts_with("-"))
+    return usageError("unknown option '" + First +
+                          "' (options follow the command: r3 COMMAND [options])",
+                      "");
+  const CommandSpec *C = findCommand(First);
+  if (!C)
+    return usageError(unknownCommandMessage(First), "");
+  Words.erase(Words.begin());
+  return runCommand(*C, Words);
+}

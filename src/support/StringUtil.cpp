@@ -1,0 +1,73 @@
+// String helpers: edit distance (the classic two-row dynamic programme), sizes.
+#include "support/StringUtil.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+namespace r3 {
+
+size_t editDistance(std::string_view A, std::string_view B) {
+  std::vector<size_t> Prev(B.size() + 1), Cur(B.size() + 1);
+  for (size_t J = 0; J <= B.size(); ++J)
+    Prev[J] = J;
+  for (size_t I = 1; I <= A.size(); ++I) {
+    Cur[0] = I;
+    for (size_t J = 1; J <= B.size(); ++J) {
+      size_t Subst = Prev[J - 1] + (A[I - 1] == B[J - 1] ? 0 : 1);
+      Cur[J] = std::min({Prev[J] + 1, Cur[J - 1] + 1, Subst});
+    }
+    std::swap(Prev, Cur);
+  }
+  return Prev[B.size()];
+}
+
+std::optional<std::string> closestMatch(std::string_view Word,
+                                        const std::vector<std::string> &Candidates) {
+  size_t Limit = std::max<size_t>(1, (Word.size() + 2) / 3);
+  std::optional<std::string> Best;
+  size_t BestDistance = Limit + 1;
+  for (const std::string &C : Candidates) {
+    size_t D = editDistance(Word, C);
+    if (D < BestDistance) {
+      BestDistance = D;
+      Best = C;
+    }
+  }
+  return Best;
+}
+
+std::string formatBytes(uint64_t Bytes) {
+  static const char *Units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (Bytes < 1024)
+    return std::to_string(Bytes) + " B";
+  double Value = static_cast<double>(Bytes);
+  size_t Unit = 0;
+  while (Value >= 1024 && Unit + 1 < std::size(Units)) {
+    Value /= 1024;
+    ++Unit;
+  }
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.1f %s", Value, Units[Unit]);
+  return Buf;
+}
+
+std::string join(const std::vector<std::string> &Parts, std::string_view Sep) {
+  std::string Out;
+  for (size_t I = 0; I < Parts.size(); ++I) {
+    if (I)
+      Out += Sep;
+    Out += Parts[I];
+  }
+  return Out;
+}
+
+std::optional<uint64_t> parseUnsigned(std::string_view Text) {
+  uint64_t Value = 0;
+  auto [End, Ec] = std::from_chars(Text.data(), Text.data() + Text.size(), Value);
+  if (Text.empty() || Ec != std::errc() || End != Text.data() + Text.size())
+    return std::nullopt;
+  return Value;
+}
+
+} // namespace r3
