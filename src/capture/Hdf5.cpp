@@ -50,7 +50,8 @@ Error lastError(const std::string &What) {
   H5Eclear2(H5E_DEFAULT);
   for (const std::string &M : Messages)
     if (containsCaseless(M, "fletcher32") || containsCaseless(M, "checksum"))
-      return Error::make(What + ": checksum mismatch (the stored data is corrupt)");
+      // Corruption is the whole story: the caller adds the object's path.
+      return Error::make("checksum mismatch (the stored data is corrupt)");
   for (const std::string &M : Messages)
     if (containsCaseless(M, "truncated file"))
       return Error::make(What + ": truncated file (" + M + ")");

@@ -1,0 +1,30 @@
+# lit configuration of r3's CLI tests. Tests run under bash so that a RUN line can
+# check an exact exit code: `%r3 ... ; echo "exit=$?"`.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "r3-cli"
+config.test_format = lit.formats.ShTest(execute_external=True)
+# A pipeline's status is FileCheck's: commands expected to fail are piped into it,
+# and their exit codes are checked explicitly with `echo "exit=$?"`.
+config.pipefail = False
+config.suffixes = [".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.r3_binary), "..", "..",
+                                     "tests", "cli")
+config.excludes = ["Inputs"]
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.environment["NO_COLOR"] = "1"
+
+config.substitutions.append(("%r3", config.r3_binary))
+config.substitutions.append(("%make-capture", config.make_capture))
+
+# GPU tests need a device; CPU-only machines skip them visibly (UNSUPPORTED).
+if shutil.which("nvidia-smi") and os.path.exists("/dev/nvidia0"):
+    config.available_features.add("gpu")
+if config.r3_have_cuda:
+    config.available_features.add("cuda-toolkit")
