@@ -27,9 +27,12 @@ const std::pair<Backend, const char *> Backends[] = {{Backend::Cuda, "cuda"},
 const std::pair<ModuleKind, const char *> ModuleKinds[] = {
     {ModuleKind::Cubin, "cubin"}, {ModuleKind::Bitcode, "llvm-bitcode"}};
 const std::pair<RegionKind, const char *> RegionKinds[] = {
-    {RegionKind::Device, "device"},   {RegionKind::Managed, "managed"},
-    {RegionKind::HostMapped, "host_mapped"}, {RegionKind::Global, "global"},
-    {RegionKind::Heap, "heap"},       {RegionKind::Mmap, "mmap"}};
+    {RegionKind::Device, "device"},
+    {RegionKind::Managed, "managed"},
+    {RegionKind::HostMapped, "host_mapped"},
+    {RegionKind::Global, "global"},
+    {RegionKind::Heap, "heap"},
+    {RegionKind::Mmap, "mmap"}};
 } // namespace
 
 const char *backendName(Backend B) { return nameOf(Backends, B); }

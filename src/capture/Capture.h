@@ -1,6 +1,7 @@
 // The in-memory model of a capture: what r3 records of kernel launches and what
-// replay needs to run them again. The HDF5 layout that stores it is described in
-// docs/capture-format.md; CaptureWriter and CaptureReader convert between the two.
+// replay needs to run them again. The HDF5 layout that stores it is described
+// in docs/capture-format.md; CaptureWriter and CaptureReader convert between
+// the two.
 #pragma once
 
 #include <array>
@@ -26,9 +27,9 @@ enum class RegionKind {
   Device,     ///< cuMemAlloc*, pitched, async/pool, VMM mappings
   Managed,    ///< cuMemAllocManaged
   HostMapped, ///< pinned host memory mapped into the device's address space
-  Global,     ///< a module's __device__ / __constant__ variable, or a data global
-  Heap,       ///< host backend: malloc family, new, aligned allocations
-  Mmap,       ///< host backend: anonymous mmap
+  Global, ///< a module's __device__ / __constant__ variable, or a data global
+  Heap,   ///< host backend: malloc family, new, aligned allocations
+  Mmap,   ///< host backend: anonymous mmap
 };
 
 /// Which side of a launch a region's bytes belong to.
@@ -101,12 +102,13 @@ struct RegionInfo {
 };
 
 struct LaunchInfo {
-  uint32_t Kernel = 0;  ///< index into the capture's kernels
-  uint64_t Ordinal = 0; ///< which launch of this kernel in the application (0-based)
+  uint32_t Kernel = 0; ///< index into the capture's kernels
+  uint64_t Ordinal =
+      0; ///< which launch of this kernel in the application (0-based)
   Dim3 Grid = {1, 1, 1};
   Dim3 Block = {1, 1, 1};
   uint32_t DynamicSharedBytes = 0;
-  std::vector<uint8_t> Params; ///< the raw parameter buffer
+  std::vector<uint8_t> Params;        ///< the raw parameter buffer
   std::optional<uint64_t> DurationNs; ///< in-application duration, when known
   std::vector<RegionInfo> Regions;
 };

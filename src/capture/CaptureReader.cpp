@@ -25,8 +25,10 @@ struct CaptureReader::Impl {
   Error readKernel(uint32_t K);
   Error readLaunch(uint32_t L);
   Error readRegionInfo(uint32_t L, uint32_t R, RegionInfo &Out);
-  Expected<uint64_t> checkedByteDataset(const std::string &Path, uint64_t Expected);
-  Error stream(const std::string &Path, uint64_t Size, const ByteSink &Sink) const;
+  Expected<uint64_t> checkedByteDataset(const std::string &Path,
+                                        uint64_t Expected);
+  Error stream(const std::string &Path, uint64_t Size,
+               const ByteSink &Sink) const;
 };
 
 CaptureReader::CaptureReader(std::unique_ptr<Impl> I) : P(std::move(I)) {}
@@ -35,9 +37,15 @@ CaptureReader::~CaptureReader() = default;
 const std::string &CaptureReader::path() const { return P->Path; }
 uint32_t CaptureReader::formatVersion() const { return P->Version; }
 const CaptureHeader &CaptureReader::header() const { return P->Header; }
-const std::vector<ModuleInfo> &CaptureReader::modules() const { return P->Modules; }
-const std::vector<KernelInfo> &CaptureReader::kernels() const { return P->Kernels; }
-const std::vector<LaunchInfo> &CaptureReader::launches() const { return P->Launches; }
+const std::vector<ModuleInfo> &CaptureReader::modules() const {
+  return P->Modules;
+}
+const std::vector<KernelInfo> &CaptureReader::kernels() const {
+  return P->Kernels;
+}
+const std::vector<LaunchInfo> &CaptureReader::launches() const {
+  return P->Launches;
+}
 
 Error CaptureReader::Impl::readRoot() {
   hid_t Root = File.get();
@@ -52,8 +60,9 @@ Error CaptureReader::Impl::readRoot() {
   if (!V)
     return V.takeError().context("/");
   if (*V == 0 || *V > CaptureFormatVersion)
-    return makeError("capture format version ", *V, " is newer than this r3 reads (",
-                     CaptureFormatVersion, "); upgrade r3 to read it");
+    return makeError("capture format version ", *V,
+                     " is newer than this r3 reads (", CaptureFormatVersion,
+                     "); upgrade r3 to read it");
   Version = static_cast<uint32_t>(*V);
   if (!h5::hasAttribute(Root, format::CompleteAttr))
     return Error::make("incomplete capture: its writer did not finish (was it "
@@ -67,9 +76,11 @@ Error CaptureReader::Impl::readHeader() {
   R3_TRY(moveInto(h5::readStringAttr(Root, "backend"), Backend));
   auto B = parseBackend(Backend);
   if (!B)
-    return Error::make("unknown backend '" + Backend + "' (expected cuda or host)");
+    return Error::make("unknown backend '" + Backend +
+                       "' (expected cuda or host)");
   Header.Producer = *B;
-  R3_TRY(moveInto(h5::readStringAttr(Root, "producer"), Header.ProducerVersion));
+  R3_TRY(
+      moveInto(h5::readStringAttr(Root, "producer"), Header.ProducerVersion));
   auto Dev = h5::openGroup(Root, "/device");
   if (!Dev)
     return Dev.takeError();
@@ -78,13 +89,17 @@ Error CaptureReader::Impl::readHeader() {
   auto InDevice = [](Error E) { return std::move(E).context("/device"); };
   if (Error E = moveInto(h5::readStringAttr(G, "name"), D.Name))
     return InDevice(std::move(E));
-  if (Error E = moveInto(h5::readSignedAttr(G, "compute_major"), D.ComputeMajor))
+  if (Error E =
+          moveInto(h5::readSignedAttr(G, "compute_major"), D.ComputeMajor))
     return InDevice(std::move(E));
-  if (Error E = moveInto(h5::readSignedAttr(G, "compute_minor"), D.ComputeMinor))
+  if (Error E =
+          moveInto(h5::readSignedAttr(G, "compute_minor"), D.ComputeMinor))
     return InDevice(std::move(E));
-  if (Error E = moveInto(h5::readSignedAttr(G, "driver_version"), D.DriverVersion))
+  if (Error E =
+          moveInto(h5::readSignedAttr(G, "driver_version"), D.DriverVersion))
     return InDevice(std::move(E));
-  if (Error E = moveInto(h5::readUnsignedAttr(G, "memory_bytes"), D.MemoryBytes))
+  if (Error E =
+          moveInto(h5::readUnsignedAttr(G, "memory_bytes"), D.MemoryBytes))
     return InDevice(std::move(E));
   auto App = h5::openGroup(Root, "/application");
   if (!App)
@@ -109,8 +124,9 @@ Expected<uint64_t> CaptureReader::Impl::containerCount(const char *Group) {
   return N;
 }
 
-Expected<uint64_t> CaptureReader::Impl::checkedByteDataset(const std::string &Path,
-                                                           uint64_t Expected) {
+Expected<uint64_t>
+CaptureReader::Impl::checkedByteDataset(const std::string &Path,
+                                        uint64_t Expected) {
   auto D = h5::openDataset(File.get(), Path);
   if (!D)
     return D.takeError();
@@ -152,8 +168,10 @@ Error readKernelAttrs(hid_t G, KernelInfo &K, uint64_t ModuleCount) {
                      ModuleCount, ")");
   FunctionAttributes &A = K.Attributes;
   R3_TRY(moveInto(h5::readSignedAttr(G, "registers"), A.Registers));
-  R3_TRY(moveInto(h5::readSignedAttr(G, "static_shared_bytes"), A.StaticSharedBytes));
-  R3_TRY(moveInto(h5::readSignedAttr(G, "max_threads_per_block"), A.MaxThreadsPerBlock));
+  R3_TRY(moveInto(h5::readSignedAttr(G, "static_shared_bytes"),
+                  A.StaticSharedBytes));
+  R3_TRY(moveInto(h5::readSignedAttr(G, "max_threads_per_block"),
+                  A.MaxThreadsPerBlock));
   return moveInto(h5::readSignedAttr(G, "local_bytes"), A.LocalBytes);
 }
 
@@ -170,7 +188,8 @@ Error readKernelTables(hid_t G, KernelInfo &K) {
   R3_TRY(moveInto(h5::readU64Dataset(G, "global_addresses"), Addrs));
   R3_TRY(moveInto(h5::readU64Dataset(G, "global_sizes"), GSizes));
   if (Names.size() != Addrs.size() || Names.size() != GSizes.size())
-    return Error::make("global_names, global_addresses and global_sizes differ in length");
+    return Error::make(
+        "global_names, global_addresses and global_sizes differ in length");
   for (size_t I = 0; I < Names.size(); ++I)
     K.Globals.push_back({Names[I], Addrs[I], GSizes[I]});
   return moveInto(h5::readU64Dataset(G, "app_durations_ns"), K.AppDurationsNs);
@@ -196,12 +215,14 @@ Error readDim3(hid_t G, const std::string &Name, Dim3 &Out) {
   std::vector<uint32_t> V;
   R3_TRY(moveInto(h5::readU32ArrayAttr(G, Name), V));
   if (V.size() != 3)
-    return makeError("attribute '", Name, "' has ", V.size(), " values, expected 3");
+    return makeError("attribute '", Name, "' has ", V.size(),
+                     " values, expected 3");
   std::copy(V.begin(), V.end(), Out.begin());
   return Error::success();
 }
 
-Error readLaunchAttrs(hid_t G, LaunchInfo &L, uint64_t KernelCount, uint64_t &Regions) {
+Error readLaunchAttrs(hid_t G, LaunchInfo &L, uint64_t KernelCount,
+                      uint64_t &Regions) {
   R3_TRY(moveInto(h5::readUnsignedAttr(G, "kernel"), L.Kernel));
   if (L.Kernel >= KernelCount)
     return makeError("kernel ", L.Kernel, " does not exist (the capture has ",
@@ -209,7 +230,8 @@ Error readLaunchAttrs(hid_t G, LaunchInfo &L, uint64_t KernelCount, uint64_t &Re
   R3_TRY(moveInto(h5::readUnsignedAttr(G, "ordinal"), L.Ordinal));
   R3_TRY(readDim3(G, "grid", L.Grid));
   R3_TRY(readDim3(G, "block", L.Block));
-  R3_TRY(moveInto(h5::readUnsignedAttr(G, "dynamic_shared_bytes"), L.DynamicSharedBytes));
+  R3_TRY(moveInto(h5::readUnsignedAttr(G, "dynamic_shared_bytes"),
+                  L.DynamicSharedBytes));
   R3_TRY(moveInto(h5::readUnsignedAttr(G, "region_count"), Regions));
   if (h5::hasAttribute(G, "duration_ns")) {
     uint64_t Ns = 0;
@@ -229,7 +251,8 @@ Error checkParamLayout(const KernelInfo &K, const LaunchInfo &L) {
 }
 } // namespace
 
-Error CaptureReader::Impl::readRegionInfo(uint32_t L, uint32_t R, RegionInfo &Out) {
+Error CaptureReader::Impl::readRegionInfo(uint32_t L, uint32_t R,
+                                          RegionInfo &Out) {
   std::string Path = format::regionPath(L, R, Phase::Pre);
   auto Size = checkedByteDataset(Path, 0);
   if (!Size)
@@ -280,7 +303,8 @@ Error CaptureReader::Impl::readLaunch(uint32_t Index) {
   return Error::success();
 }
 
-Expected<std::unique_ptr<CaptureReader>> CaptureReader::open(const std::string &Path) {
+Expected<std::unique_ptr<CaptureReader>>
+CaptureReader::open(const std::string &Path) {
   auto I = std::make_unique<Impl>();
   I->Path = Path;
   if (!pathExists(Path))
@@ -340,9 +364,10 @@ Expected<std::vector<uint8_t>> CaptureReader::readModule(uint32_t M) const {
 }
 
 namespace {
-/// The dataset holding a region's bytes for a phase: an unchanged region's bytes
-/// after the launch are its bytes before.
-std::string regionDataset(const LaunchInfo &L, uint32_t Li, uint32_t R, Phase P) {
+/// The dataset holding a region's bytes for a phase: an unchanged region's
+/// bytes after the launch are its bytes before.
+std::string regionDataset(const LaunchInfo &L, uint32_t Li, uint32_t R,
+                          Phase P) {
   bool UsePost = P == Phase::Post && L.Regions[R].Changed;
   return format::regionPath(Li, R, UsePost ? Phase::Post : Phase::Pre);
 }
@@ -350,8 +375,10 @@ std::string regionDataset(const LaunchInfo &L, uint32_t Li, uint32_t R, Phase P)
 
 Error CaptureReader::readRegion(uint32_t Launch, uint32_t Region, Phase Ph,
                                 uint64_t Offset, std::span<uint8_t> Out) const {
-  if (Launch >= P->Launches.size() || Region >= P->Launches[Launch].Regions.size())
-    return makeError(P->Path, ": launch ", Launch, " region ", Region, " does not exist");
+  if (Launch >= P->Launches.size() ||
+      Region >= P->Launches[Launch].Regions.size())
+    return makeError(P->Path, ": launch ", Launch, " region ", Region,
+                     " does not exist");
   const RegionInfo &R = P->Launches[Launch].Regions[Region];
   if (Offset > R.Size || Out.size() > R.Size - Offset)
     return makeError(P->Path, ": ", format::regionPath(Launch, Region, Ph),
@@ -368,10 +395,13 @@ Error CaptureReader::readRegion(uint32_t Launch, uint32_t Region, Phase Ph,
 
 Error CaptureReader::streamRegion(uint32_t Launch, uint32_t Region, Phase Ph,
                                   const ByteSink &Sink) const {
-  if (Launch >= P->Launches.size() || Region >= P->Launches[Launch].Regions.size())
-    return makeError(P->Path, ": launch ", Launch, " region ", Region, " does not exist");
+  if (Launch >= P->Launches.size() ||
+      Region >= P->Launches[Launch].Regions.size())
+    return makeError(P->Path, ": launch ", Launch, " region ", Region,
+                     " does not exist");
   const LaunchInfo &L = P->Launches[Launch];
-  return P->stream(regionDataset(L, Launch, Region, Ph), L.Regions[Region].Size, Sink);
+  return P->stream(regionDataset(L, Launch, Region, Ph), L.Regions[Region].Size,
+                   Sink);
 }
 
 Expected<uint64_t> CaptureReader::verifyData() const {
@@ -381,13 +411,15 @@ Expected<uint64_t> CaptureReader::verifyData() const {
     return Error::success();
   };
   for (uint32_t M = 0; M < P->Modules.size(); ++M)
-    R3_TRY(P->stream(format::modulePath(M) + "/image", P->Modules[M].Size, Count));
+    R3_TRY(
+        P->stream(format::modulePath(M) + "/image", P->Modules[M].Size, Count));
   for (uint32_t L = 0; L < P->Launches.size(); ++L)
     for (uint32_t R = 0; R < P->Launches[L].Regions.size(); ++R) {
       const RegionInfo &Reg = P->Launches[L].Regions[R];
       R3_TRY(P->stream(format::regionPath(L, R, Phase::Pre), Reg.Size, Count));
       if (Reg.Changed)
-        R3_TRY(P->stream(format::regionPath(L, R, Phase::Post), Reg.Size, Count));
+        R3_TRY(
+            P->stream(format::regionPath(L, R, Phase::Post), Reg.Size, Count));
     }
   return Total;
 }

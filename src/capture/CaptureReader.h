@@ -1,8 +1,9 @@
 // Reads a capture file (format: docs/capture-format.md). open() validates the
 // whole structure and the format version and loads the metadata; bulk bytes are
 // read on demand, chunk by chunk, with HDF5's Fletcher32 checksums checked on
-// every chunk. Every error names the file and the object: 
-// `cap.h5: /launches/3/pre/region_7: checksum mismatch (the stored data is corrupt)`.
+// every chunk. Every error names the file and the object:
+// `cap.h5: /launches/3/pre/region_7: checksum mismatch (the stored data is
+// corrupt)`.
 #pragma once
 
 #include "capture/Capture.h"
@@ -17,7 +18,8 @@
 namespace r3 {
 
 /// Receives consecutive pieces (at most one 4 MiB chunk each) of a region.
-using ByteSink = std::function<Error(uint64_t Offset, std::span<const uint8_t> Bytes)>;
+using ByteSink =
+    std::function<Error(uint64_t Offset, std::span<const uint8_t> Bytes)>;
 
 class CaptureReader {
 public:

@@ -24,7 +24,8 @@ struct CaptureWriter::Impl {
   std::vector<uint8_t> Buffer; // one chunk, reused for every region
   bool Finished = false;
 
-  Error streamDataset(const std::string &Path, uint64_t Size, const ByteSource &Src);
+  Error streamDataset(const std::string &Path, uint64_t Size,
+                      const ByteSource &Src);
   Error writeHeader();
   Error writeKernel(uint32_t K);
   Error writeLaunch(uint32_t L);
@@ -54,8 +55,9 @@ CaptureWriter::create(const std::string &Path, const CaptureHeader &Header,
   I->TempPath = temporaryPathFor(Path);
   I->Header = Header;
   I->Header.ProducerVersion = Version;
-  I->Compress = Compression == CaptureCompression::Deflate ? h5::Compression::Deflate
-                                                           : h5::Compression::None;
+  I->Compress = Compression == CaptureCompression::Deflate
+                    ? h5::Compression::Deflate
+                    : h5::Compression::None;
   auto File = h5::createFile(I->TempPath);
   if (!File)
     return File.takeError().context(Path);
@@ -124,13 +126,15 @@ Expected<uint32_t> CaptureWriter::beginLaunch(const LaunchInfo &Launch) {
   return L;
 }
 
-Expected<uint32_t> CaptureWriter::addRegion(uint32_t Launch, const RegionInfo &Region,
+Expected<uint32_t> CaptureWriter::addRegion(uint32_t Launch,
+                                            const RegionInfo &Region,
                                             const ByteSource &Before) {
   if (Launch >= P->Launches.size())
     return makeError("region: launch ", Launch, " was not begun");
   auto &Regions = P->Launches[Launch].Regions;
   uint32_t R = Regions.size();
-  R3_TRY(P->streamDataset(format::regionPath(Launch, R, Phase::Pre), Region.Size, Before));
+  R3_TRY(P->streamDataset(format::regionPath(Launch, R, Phase::Pre),
+                          Region.Size, Before));
   Regions.push_back(Region);
   Regions.back().Changed = false;
   return R;
@@ -138,13 +142,16 @@ Expected<uint32_t> CaptureWriter::addRegion(uint32_t Launch, const RegionInfo &R
 
 Error CaptureWriter::addChangedRegion(uint32_t Launch, uint32_t Region,
                                       const ByteSource &After) {
-  if (Launch >= P->Launches.size() || Region >= P->Launches[Launch].Regions.size())
+  if (Launch >= P->Launches.size() ||
+      Region >= P->Launches[Launch].Regions.size())
     return makeError("changed region: launch ", Launch, " region ", Region,
                      " was not added");
   RegionInfo &R = P->Launches[Launch].Regions[Region];
   if (R.Changed)
-    return makeError(format::regionPath(Launch, Region, Phase::Post), ": written twice");
-  R3_TRY(P->streamDataset(format::regionPath(Launch, Region, Phase::Post), R.Size, After));
+    return makeError(format::regionPath(Launch, Region, Phase::Post),
+                     ": written twice");
+  R3_TRY(P->streamDataset(format::regionPath(Launch, Region, Phase::Post),
+                          R.Size, After));
   R.Changed = true;
   return Error::success();
 }
@@ -162,9 +169,11 @@ void CaptureWriter::addAppDuration(uint32_t Kernel, uint64_t Nanoseconds) {
 Error CaptureWriter::Impl::writeHeader() {
   hid_t Root = File.get();
   R3_TRY(h5::writeAttr(Root, format::MagicAttr, std::string(format::Magic)));
-  R3_TRY(h5::writeAttr(Root, format::VersionAttr, uint64_t(CaptureFormatVersion)));
+  R3_TRY(
+      h5::writeAttr(Root, format::VersionAttr, uint64_t(CaptureFormatVersion)));
   R3_TRY(h5::writeAttr(Root, "producer", "r3 " + Header.ProducerVersion));
-  R3_TRY(h5::writeAttr(Root, "backend", std::string(backendName(Header.Producer))));
+  R3_TRY(h5::writeAttr(Root, "backend",
+                       std::string(backendName(Header.Producer))));
   auto Dev = h5::createGroup(Root, "/device");
   if (!Dev)
     return Dev.takeError();
@@ -177,10 +186,12 @@ Error CaptureWriter::Impl::writeHeader() {
   auto App = h5::createGroup(Root, "/application");
   if (!App)
     return App.takeError();
-  R3_TRY(h5::writeStringDataset(App->get(), "command_line", Header.CommandLine));
+  R3_TRY(
+      h5::writeStringDataset(App->get(), "command_line", Header.CommandLine));
   R3_TRY(h5::writeStringDataset(App->get(), "environment", Header.Environment));
   for (auto [G, N] : {std::pair{"/modules", Modules.size()},
-                      {"/kernels", Kernels.size()}, {"/launches", Launches.size()}}) {
+                      {"/kernels", Kernels.size()},
+                      {"/launches", Launches.size()}}) {
     auto Group = h5::openGroup(Root, G);
     if (!Group)
       return Group.takeError();
@@ -229,7 +240,8 @@ Error CaptureWriter::Impl::writeLaunch(uint32_t L) {
   R3_TRY(h5::writeAttr(Id, "ordinal", Info.Ordinal));
   R3_TRY(h5::writeAttr(Id, "grid", std::span<const uint32_t>(Info.Grid)));
   R3_TRY(h5::writeAttr(Id, "block", std::span<const uint32_t>(Info.Block)));
-  R3_TRY(h5::writeAttr(Id, "dynamic_shared_bytes", uint64_t(Info.DynamicSharedBytes)));
+  R3_TRY(h5::writeAttr(Id, "dynamic_shared_bytes",
+                       uint64_t(Info.DynamicSharedBytes)));
   R3_TRY(h5::writeAttr(Id, "region_count", uint64_t(Info.Regions.size())));
   if (Info.DurationNs)
     R3_TRY(h5::writeAttr(Id, "duration_ns", *Info.DurationNs));
@@ -242,7 +254,8 @@ Error CaptureWriter::Impl::writeLaunch(uint32_t L) {
     if (!DS)
       return DS.takeError();
     R3_TRY(h5::writeAttr(DS->get(), "base", Reg.Base));
-    R3_TRY(h5::writeAttr(DS->get(), "kind", std::string(regionKindName(Reg.Kind))));
+    R3_TRY(h5::writeAttr(DS->get(), "kind",
+                         std::string(regionKindName(Reg.Kind))));
     R3_TRY(h5::writeAttr(DS->get(), "name", Reg.Name));
     R3_TRY(h5::writeAttr(DS->get(), "changed", uint64_t(Reg.Changed)));
   }

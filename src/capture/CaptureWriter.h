@@ -1,8 +1,9 @@
-// Writes a capture file (format: docs/capture-format.md). Small metadata is kept
-// in memory and written by finish(); bulk bytes (module images, region contents)
-// stream to disk chunk by chunk as they are produced, so regions of many GiB never
-// sit in memory whole. The file is written under a temporary name and renamed into
-// place by finish(): a writer killed midway leaves no file that reads as valid.
+// Writes a capture file (format: docs/capture-format.md). Small metadata is
+// kept in memory and written by finish(); bulk bytes (module images, region
+// contents) stream to disk chunk by chunk as they are produced, so regions of
+// many GiB never sit in memory whole. The file is written under a temporary
+// name and renamed into place by finish(): a writer killed midway leaves no
+// file that reads as valid.
 #pragma once
 
 #include "capture/Capture.h"
@@ -17,7 +18,8 @@ namespace r3 {
 
 /// Fills Out with the bytes at Offset of the region being written. Called with
 /// consecutive offsets, at most one chunk (4 MiB) at a time.
-using ByteSource = std::function<Error(uint64_t Offset, std::span<uint8_t> Out)>;
+using ByteSource =
+    std::function<Error(uint64_t Offset, std::span<uint8_t> Out)>;
 
 /// A ByteSource reading from memory that outlives the write.
 ByteSource bytesFrom(std::span<const uint8_t> Bytes);
@@ -44,7 +46,8 @@ public:
   Expected<uint32_t> addRegion(uint32_t Launch, const RegionInfo &Region,
                                const ByteSource &Before);
   /// Stores the bytes after the launch of a region the launch changed.
-  Error addChangedRegion(uint32_t Launch, uint32_t Region, const ByteSource &After);
+  Error addChangedRegion(uint32_t Launch, uint32_t Region,
+                         const ByteSource &After);
   /// The in-application duration of a recorded launch.
   void setLaunchDuration(uint32_t Launch, uint64_t Nanoseconds);
   /// One more in-application launch duration of a kernel, recorded or not.

@@ -38,8 +38,9 @@ herr_t collectMessage(unsigned, const H5E_error2_t *E, void *Data) {
 }
 
 bool containsCaseless(const std::string &S, const std::string &Needle) {
-  auto It = std::search(S.begin(), S.end(), Needle.begin(), Needle.end(),
-                        [](char A, char B) { return std::tolower(A) == std::tolower(B); });
+  auto It = std::search(
+      S.begin(), S.end(), Needle.begin(), Needle.end(),
+      [](char A, char B) { return std::tolower(A) == std::tolower(B); });
   return It != S.end();
 }
 } // namespace
@@ -82,7 +83,8 @@ Expected<Handle> openFile(const std::string &Path) {
 }
 
 Expected<Handle> createGroup(hid_t Loc, const std::string &Name) {
-  hid_t Id = H5Gcreate2(Loc, Name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t Id =
+      H5Gcreate2(Loc, Name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (Id < 0)
     return lastError(Name + ": cannot create group");
   return Handle(Id, H5Gclose);
@@ -130,7 +132,8 @@ Error writeRawAttr(hid_t Obj, const std::string &Name, hid_t Type, hid_t Space,
   return Error::success();
 }
 
-Error writeScalarAttr(hid_t Obj, const std::string &Name, hid_t Type, const void *V) {
+Error writeScalarAttr(hid_t Obj, const std::string &Name, hid_t Type,
+                      const void *V) {
   Handle Space(H5Screate(H5S_SCALAR), H5Sclose);
   return writeRawAttr(Obj, Name, Type, Space.get(), V);
 }
@@ -145,14 +148,16 @@ Expected<Handle> openAttr(hid_t Obj, const std::string &Name) {
 }
 
 /// Number of elements in an attribute's or dataset's dataspace.
-int64_t elementCount(hid_t Space) { return H5Sget_simple_extent_npoints(Space); }
+int64_t elementCount(hid_t Space) {
+  return H5Sget_simple_extent_npoints(Space);
+}
 
 Error expectClass(hid_t Obj, H5T_class_t Class, const std::string &Name,
                   const char *Expected, bool IsAttr) {
   Handle Type(IsAttr ? H5Aget_type(Obj) : H5Dget_type(Obj), H5Tclose);
   if (H5Tget_class(Type.get()) != Class)
-    return Error::make(std::string(IsAttr ? "attribute '" : "dataset '") + Name +
-                       "': expected " + Expected);
+    return Error::make(std::string(IsAttr ? "attribute '" : "dataset '") +
+                       Name + "': expected " + Expected);
   return Error::success();
 }
 } // namespace
@@ -173,7 +178,8 @@ Error writeAttr(hid_t Obj, const std::string &Name, const std::string &Value) {
   return writeScalarAttr(Obj, Name, Type.get(), Padded.data());
 }
 
-Error writeAttr(hid_t Obj, const std::string &Name, std::span<const uint32_t> Values) {
+Error writeAttr(hid_t Obj, const std::string &Name,
+                std::span<const uint32_t> Values) {
   hsize_t N = Values.size();
   Handle Space(H5Screate_simple(1, &N, nullptr), H5Sclose);
   return writeRawAttr(Obj, Name, H5T_NATIVE_UINT32, Space.get(), Values.data());
@@ -208,7 +214,8 @@ Expected<std::string> readStringAttr(hid_t Obj, const std::string &Name) {
   R3_TRY(expectClass(A->get(), H5T_STRING, Name, "a string", true));
   Handle Type(H5Aget_type(A->get()), H5Tclose);
   if (H5Tis_variable_str(Type.get()) > 0)
-    return Error::make("attribute '" + Name + "': expected a fixed-length string");
+    return Error::make("attribute '" + Name +
+                       "': expected a fixed-length string");
   std::string S(H5Tget_size(Type.get()), '\0');
   if (H5Aread(A->get(), Type.get(), S.data()) < 0)
     return lastError("attribute '" + Name + "'");
@@ -216,13 +223,15 @@ Expected<std::string> readStringAttr(hid_t Obj, const std::string &Name) {
   return S;
 }
 
-Expected<std::vector<uint32_t>> readU32ArrayAttr(hid_t Obj, const std::string &Name) {
+Expected<std::vector<uint32_t>> readU32ArrayAttr(hid_t Obj,
+                                                 const std::string &Name) {
   auto A = openAttr(Obj, Name);
   if (!A)
     return A.takeError();
   R3_TRY(expectClass(A->get(), H5T_INTEGER, Name, "integers", true));
   Handle Space(H5Aget_space(A->get()), H5Sclose);
-  std::vector<uint32_t> V(static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  std::vector<uint32_t> V(
+      static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
   if (!V.empty() && H5Aread(A->get(), H5T_NATIVE_UINT32, V.data()) < 0)
     return lastError("attribute '" + Name + "'");
   return V;
@@ -241,25 +250,28 @@ Expected<Handle> createSimple(hid_t Loc, const std::string &Name, hid_t Type,
 }
 } // namespace
 
-Error writeU64Dataset(hid_t Loc, const std::string &Name, std::span<const uint64_t> V) {
+Error writeU64Dataset(hid_t Loc, const std::string &Name,
+                      std::span<const uint64_t> V) {
   auto D = createSimple(Loc, Name, H5T_NATIVE_UINT64, V.size());
   if (!D)
     return D.takeError();
-  if (!V.empty() &&
-      H5Dwrite(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, V.data()) < 0)
+  if (!V.empty() && H5Dwrite(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
+                             H5P_DEFAULT, V.data()) < 0)
     return lastError(Name + ": cannot write");
   return Error::success();
 }
 
-Expected<std::vector<uint64_t>> readU64Dataset(hid_t Loc, const std::string &Name) {
+Expected<std::vector<uint64_t>> readU64Dataset(hid_t Loc,
+                                               const std::string &Name) {
   auto D = openDataset(Loc, Name);
   if (!D)
     return D.takeError();
   R3_TRY(expectClass(D->get(), H5T_INTEGER, Name, "integers", false));
   Handle Space(H5Dget_space(D->get()), H5Sclose);
-  std::vector<uint64_t> V(static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
-  if (!V.empty() &&
-      H5Dread(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, V.data()) < 0)
+  std::vector<uint64_t> V(
+      static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  if (!V.empty() && H5Dread(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
+                            H5P_DEFAULT, V.data()) < 0)
     return lastError(Name);
   return V;
 }
@@ -274,43 +286,49 @@ Error writeStringDataset(hid_t Loc, const std::string &Name,
   std::vector<const char *> Ptrs;
   for (const std::string &S : V)
     Ptrs.push_back(S.c_str());
-  if (!V.empty() &&
-      H5Dwrite(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, Ptrs.data()) < 0)
+  if (!V.empty() && H5Dwrite(D->get(), Type.get(), H5S_ALL, H5S_ALL,
+                             H5P_DEFAULT, Ptrs.data()) < 0)
     return lastError(Name + ": cannot write");
   return Error::success();
 }
 
-Expected<std::vector<std::string>> readStringDataset(hid_t Loc, const std::string &Name) {
+Expected<std::vector<std::string>> readStringDataset(hid_t Loc,
+                                                     const std::string &Name) {
   auto D = openDataset(Loc, Name);
   if (!D)
     return D.takeError();
   Handle FileType(H5Dget_type(D->get()), H5Tclose);
-  if (H5Tget_class(FileType.get()) != H5T_STRING || H5Tis_variable_str(FileType.get()) <= 0)
+  if (H5Tget_class(FileType.get()) != H5T_STRING ||
+      H5Tis_variable_str(FileType.get()) <= 0)
     return Error::make(Name + ": expected variable-length strings");
   Handle Type(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(Type.get(), H5T_VARIABLE);
   Handle Space(H5Dget_space(D->get()), H5Sclose);
-  std::vector<char *> Ptrs(static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  std::vector<char *> Ptrs(
+      static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
   if (Ptrs.empty())
     return std::vector<std::string>();
-  if (H5Dread(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, Ptrs.data()) < 0)
+  if (H5Dread(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+              Ptrs.data()) < 0)
     return lastError(Name);
   std::vector<std::string> Out(Ptrs.begin(), Ptrs.end());
   H5Dvlen_reclaim(Type.get(), Space.get(), H5P_DEFAULT, Ptrs.data());
   return Out;
 }
 
-Error writeSmallBytes(hid_t Loc, const std::string &Name, std::span<const uint8_t> V) {
+Error writeSmallBytes(hid_t Loc, const std::string &Name,
+                      std::span<const uint8_t> V) {
   auto D = createSimple(Loc, Name, H5T_NATIVE_UINT8, V.size());
   if (!D)
     return D.takeError();
-  if (!V.empty() &&
-      H5Dwrite(D->get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, V.data()) < 0)
+  if (!V.empty() && H5Dwrite(D->get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL,
+                             H5P_DEFAULT, V.data()) < 0)
     return lastError(Name + ": cannot write");
   return Error::success();
 }
 
-Expected<std::vector<uint8_t>> readSmallBytes(hid_t Loc, const std::string &Name) {
+Expected<std::vector<uint8_t>> readSmallBytes(hid_t Loc,
+                                              const std::string &Name) {
   auto D = openDataset(Loc, Name);
   if (!D)
     return D.takeError();
@@ -318,8 +336,8 @@ Expected<std::vector<uint8_t>> readSmallBytes(hid_t Loc, const std::string &Name
   if (!Size)
     return Size.takeError().context(Name);
   std::vector<uint8_t> V(*Size);
-  if (!V.empty() &&
-      H5Dread(D->get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, V.data()) < 0)
+  if (!V.empty() && H5Dread(D->get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL,
+                            H5P_DEFAULT, V.data()) < 0)
     return lastError(Name);
   return V;
 }
@@ -329,8 +347,8 @@ uint64_t chunkBytesFor(uint64_t Size) {
   return std::max<uint64_t>(1, std::min(Size, Max));
 }
 
-Expected<Handle> createByteDataset(hid_t Loc, const std::string &Name, uint64_t Size,
-                                   Compression C) {
+Expected<Handle> createByteDataset(hid_t Loc, const std::string &Name,
+                                   uint64_t Size, Compression C) {
   hsize_t Dims = Size, Chunk = chunkBytesFor(Size);
   Handle Space(H5Screate_simple(1, &Dims, nullptr), H5Sclose);
   Handle Props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
@@ -344,8 +362,8 @@ Expected<Handle> createByteDataset(hid_t Loc, const std::string &Name, uint64_t 
   // copies: turn it off.
   Handle Access(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
   H5Pset_chunk_cache(Access.get(), 0, 0, 1.0);
-  hid_t Id = H5Dcreate2(Loc, Name.c_str(), H5T_NATIVE_UINT8, Space.get(), H5P_DEFAULT,
-                        Props.get(), Access.get());
+  hid_t Id = H5Dcreate2(Loc, Name.c_str(), H5T_NATIVE_UINT8, Space.get(),
+                        H5P_DEFAULT, Props.get(), Access.get());
   if (Id < 0)
     return lastError(Name + ": cannot create dataset");
   return Handle(Id, H5Dclose);
@@ -372,7 +390,8 @@ Error transferBytes(hid_t Dataset, uint64_t Offset, void *Data, uint64_t Count,
 }
 } // namespace
 
-Error writeBytes(hid_t Dataset, uint64_t Offset, std::span<const uint8_t> Bytes) {
+Error writeBytes(hid_t Dataset, uint64_t Offset,
+                 std::span<const uint8_t> Bytes) {
   return transferBytes(Dataset, Offset, const_cast<uint8_t *>(Bytes.data()),
                        Bytes.size(), true);
 }

@@ -38,8 +38,8 @@ private:
 /// Turns off HDF5's printing of its error stack (library code never prints).
 void silenceErrors();
 
-/// An error for a failed HDF5 call: "What: <HDF5's most specific message>", with
-/// checksum and truncation failures named plainly.
+/// An error for a failed HDF5 call: "What: <HDF5's most specific message>",
+/// with checksum and truncation failures named plainly.
 Error lastError(const std::string &What);
 
 // Files, groups, objects.
@@ -55,22 +55,29 @@ bool hasAttribute(hid_t Obj, const std::string &Name);
 Error writeAttr(hid_t Obj, const std::string &Name, uint64_t Value);
 Error writeAttr(hid_t Obj, const std::string &Name, int64_t Value);
 Error writeAttr(hid_t Obj, const std::string &Name, const std::string &Value);
-Error writeAttr(hid_t Obj, const std::string &Name, std::span<const uint32_t> Values);
+Error writeAttr(hid_t Obj, const std::string &Name,
+                std::span<const uint32_t> Values);
 Expected<uint64_t> readUnsignedAttr(hid_t Obj, const std::string &Name);
 Expected<int64_t> readSignedAttr(hid_t Obj, const std::string &Name);
 Expected<std::string> readStringAttr(hid_t Obj, const std::string &Name);
-Expected<std::vector<uint32_t>> readU32ArrayAttr(hid_t Obj, const std::string &Name);
+Expected<std::vector<uint32_t>> readU32ArrayAttr(hid_t Obj,
+                                                 const std::string &Name);
 
 // Small whole datasets.
-Error writeU64Dataset(hid_t Loc, const std::string &Name, std::span<const uint64_t> V);
-Expected<std::vector<uint64_t>> readU64Dataset(hid_t Loc, const std::string &Name);
+Error writeU64Dataset(hid_t Loc, const std::string &Name,
+                      std::span<const uint64_t> V);
+Expected<std::vector<uint64_t>> readU64Dataset(hid_t Loc,
+                                               const std::string &Name);
 Error writeStringDataset(hid_t Loc, const std::string &Name,
                          const std::vector<std::string> &V);
-Expected<std::vector<std::string>> readStringDataset(hid_t Loc, const std::string &Name);
+Expected<std::vector<std::string>> readStringDataset(hid_t Loc,
+                                                     const std::string &Name);
 
 /// A small, contiguous byte dataset (a parameter buffer).
-Error writeSmallBytes(hid_t Loc, const std::string &Name, std::span<const uint8_t> V);
-Expected<std::vector<uint8_t>> readSmallBytes(hid_t Loc, const std::string &Name);
+Error writeSmallBytes(hid_t Loc, const std::string &Name,
+                      std::span<const uint8_t> V);
+Expected<std::vector<uint8_t>> readSmallBytes(hid_t Loc,
+                                              const std::string &Name);
 
 /// How a bulk byte dataset is stored.
 enum class Compression { None, Deflate };
@@ -78,10 +85,11 @@ enum class Compression { None, Deflate };
 /// The chunk size used for a dataset of Size bytes: 4 MiB, or Size if smaller.
 uint64_t chunkBytesFor(uint64_t Size);
 /// A chunked (chunkBytesFor), Fletcher32-checksummed 1-D byte dataset.
-Expected<Handle> createByteDataset(hid_t Loc, const std::string &Name, uint64_t Size,
-                                   Compression C);
+Expected<Handle> createByteDataset(hid_t Loc, const std::string &Name,
+                                   uint64_t Size, Compression C);
 /// Writes Bytes at Offset of a byte dataset.
-Error writeBytes(hid_t Dataset, uint64_t Offset, std::span<const uint8_t> Bytes);
+Error writeBytes(hid_t Dataset, uint64_t Offset,
+                 std::span<const uint8_t> Bytes);
 /// Reads Out.size() bytes at Offset of a byte dataset.
 Error readBytes(hid_t Dataset, uint64_t Offset, std::span<uint8_t> Out);
 /// The number of bytes of a 1-D byte dataset; an error for any other shape.

@@ -28,18 +28,20 @@ Error unknownOption(const CommandSpec &C, const std::string &Word) {
   std::vector<std::string> Names{std::string(HelpOption.Name)};
   for (const OptionSpec &O : C.Options)
     Names.emplace_back(O.Name);
-  std::string Msg = "unknown option '" + Word + "' for 'r3 " + std::string(C.Name) + "'";
+  std::string Msg =
+      "unknown option '" + Word + "' for 'r3 " + std::string(C.Name) + "'";
   if (auto Best = closestMatch(Word, Names))
     Msg += "; did you mean '" + *Best + "'?";
   return Error::make(Msg);
 }
 
 /// Handles one option word at Args[I]; advances I past its value.
-Error parseOption(const CommandSpec &C, const std::vector<std::string> &Args, size_t &I,
-                  ParsedArgs &Out) {
+Error parseOption(const CommandSpec &C, const std::vector<std::string> &Args,
+                  size_t &I, ParsedArgs &Out) {
   std::string Word = Args[I];
   std::optional<std::string> Inline;
-  if (size_t Eq = Word.find('='); Eq != std::string::npos && Word.starts_with("--")) {
+  if (size_t Eq = Word.find('=');
+      Eq != std::string::npos && Word.starts_with("--")) {
     Inline = Word.substr(Eq + 1);
     Word = Word.substr(0, Eq);
   }
@@ -58,14 +60,15 @@ Error parseOption(const CommandSpec &C, const std::vector<std::string> &Args, si
     return Error::success();
   }
   if (I + 1 >= Args.size())
-    return Error::make("option '" + Key + "' needs a value (" + std::string(O->Metavar) +
-                       ")");
+    return Error::make("option '" + Key + "' needs a value (" +
+                       std::string(O->Metavar) + ")");
   Out.Values[Key].push_back(Args[++I]);
   return Error::success();
 }
 } // namespace
 
-Expected<ParsedArgs> parseArgs(const CommandSpec &C, const std::vector<std::string> &Args) {
+Expected<ParsedArgs> parseArgs(const CommandSpec &C,
+                               const std::vector<std::string> &Args) {
   ParsedArgs Out;
   Out.Command = &C;
   for (size_t I = 0; I < Args.size(); ++I) {

@@ -10,10 +10,12 @@
 namespace r3::cli {
 
 /// Parses Args (the words after the command name). `--name value`,
-/// `--name=value`, short aliases, `--` (for commands that run an application) and
+/// `--name=value`, short aliases, `--` (for commands that run an application)
+/// and
 /// `--help` are understood; an unknown option is an error that suggests the
 /// closest known one.
-Expected<ParsedArgs> parseArgs(const CommandSpec &C, const std::vector<std::string> &Args);
+Expected<ParsedArgs> parseArgs(const CommandSpec &C,
+                               const std::vector<std::string> &Args);
 
 /// The value of an option that must be one of Choices, or Default if absent.
 Expected<std::string> choiceValue(const ParsedArgs &A, std::string_view Name,

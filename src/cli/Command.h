@@ -1,6 +1,6 @@
 // The command table of the r3 binary: every subcommand is one row, with its
-// options, so that dispatch, `--help`, `r3 help CMD` and "did you mean" all come
-// from one place (as llvm-cov's and ninja's tool tables do).
+// options, so that dispatch, `--help`, `r3 help CMD` and "did you mean" all
+// come from one place (as llvm-cov's and ninja's tool tables do).
 #pragma once
 
 #include <cstdio>
@@ -25,8 +25,8 @@ enum ExitCode : int {
 enum class Arity { Flag, Value };
 
 struct OptionSpec {
-  std::string_view Name;    ///< "--format"
-  std::string_view Short;   ///< "-o", or empty
+  std::string_view Name;  ///< "--format"
+  std::string_view Short; ///< "-o", or empty
   Arity Takes = Arity::Flag;
   std::string_view Metavar; ///< "table|json", for the help text
   std::string_view Help;
@@ -40,7 +40,8 @@ struct CommandSpec {
   std::string_view Synopsis; ///< "CAPTURE.h5 [options]"
   std::string_view Description;
   std::vector<OptionSpec> Options;
-  /// Whether `--` ends r3's options and the rest is an application command line.
+  /// Whether `--` ends r3's options and the rest is an application command
+  /// line.
   bool TakesCommandLine = false;
   int (*Run)(const ParsedArgs &Args) = nullptr; ///< null: not built yet
 };

@@ -1,4 +1,5 @@
-// The command table: one row per subcommand, built once from the per-command files.
+// The command table: one row per subcommand, built once from the per-command
+// files.
 #include "cli/Command.h"
 
 #include "support/StringUtil.h"
@@ -7,9 +8,9 @@ namespace r3::cli {
 
 std::span<const CommandSpec> commands() {
   static const std::vector<CommandSpec> Table = {
-      recordCommand(), replayCommand(), compileCommand(), inspectCommand(),
-      hostFlagsCommand(), tuneCommand(), statusCommand(), reportCommand(),
-      exportCommand(), slurmCommand(), helpCommand(),
+      recordCommand(),    replayCommand(), compileCommand(), inspectCommand(),
+      hostFlagsCommand(), tuneCommand(),   statusCommand(),  reportCommand(),
+      exportCommand(),    slurmCommand(),  helpCommand(),
   };
   return Table;
 }

@@ -4,27 +4,31 @@
 namespace r3::cli {
 
 CommandSpec compileCommand() {
-  return {"compile",
-          "compile a kernel variant and print its resource report (no GPU needed)",
-          "--source FILE.cu --kernel NAME --arch sm_XX [options]",
-          "",
-          {{"--source", "", Arity::Value, "FILE", "the kernel's source file"},
-           {"--kernel", "", Arity::Value, "NAME", "the kernel to compile"},
-           {"--arch", "", Arity::Value, "sm_XX", "target compute capability"},
-           {"--compile-commands", "", Arity::Value, "FILE",
-            "take compiler flags from a compile_commands.json"},
-           {"--cflags", "", Arity::Value, "FLAGS", "compiler flags"},
-           {"--pipeline", "", Arity::Value, "PIPELINE", "LLVM new-pass-manager pipeline"},
-           {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
-           {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
-           {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"},
-           {"--toolchain", "", Arity::Value, "llvm|nvrtc", "which compiler to use"},
-           {"--capture", "", Arity::Value, "CAPTURE.h5", "recorded values to specialize on"},
-           {"--emit", "", Arity::Value, "ir|ptx|cubin", "what -o writes"},
-           {"--output", "-o", Arity::Value, "FILE", "write the compiled result here"},
-           {"--format", "", Arity::Value, "table|json", "output format"}},
-          false,
-          nullptr};
+  return {
+      "compile",
+      "compile a kernel variant and print its resource report (no GPU needed)",
+      "--source FILE.cu --kernel NAME --arch sm_XX [options]",
+      "",
+      {{"--source", "", Arity::Value, "FILE", "the kernel's source file"},
+       {"--kernel", "", Arity::Value, "NAME", "the kernel to compile"},
+       {"--arch", "", Arity::Value, "sm_XX", "target compute capability"},
+       {"--compile-commands", "", Arity::Value, "FILE",
+        "take compiler flags from a compile_commands.json"},
+       {"--cflags", "", Arity::Value, "FLAGS", "compiler flags"},
+       {"--pipeline", "", Arity::Value, "PIPELINE",
+        "LLVM new-pass-manager pipeline"},
+       {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
+       {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
+       {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"},
+       {"--toolchain", "", Arity::Value, "llvm|nvrtc", "which compiler to use"},
+       {"--capture", "", Arity::Value, "CAPTURE.h5",
+        "recorded values to specialize on"},
+       {"--emit", "", Arity::Value, "ir|ptx|cubin", "what -o writes"},
+       {"--output", "-o", Arity::Value, "FILE",
+        "write the compiled result here"},
+       {"--format", "", Arity::Value, "table|json", "output format"}},
+      false,
+      nullptr};
 }
 
 } // namespace r3::cli

@@ -13,7 +13,8 @@ void printError(const std::string &Message);
 void printWarning(const std::string &Message);
 /// Prints the error and returns ExitFailure.
 int fail(const Error &E);
-/// Prints a usage error with a pointer to the command's help; returns ExitUsage.
+/// Prints a usage error with a pointer to the command's help; returns
+/// ExitUsage.
 int usageError(const std::string &Message, std::string_view Command);
 
 } // namespace r3::cli

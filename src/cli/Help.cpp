@@ -1,4 +1,5 @@
-// `r3 help [COMMAND]`, `r3 COMMAND --help` and the overview printed by bare `r3`.
+// `r3 help [COMMAND]`, `r3 COMMAND --help` and the overview printed by bare
+// `r3`.
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "r3/Version.h"
@@ -19,8 +20,8 @@ void printOption(const OptionSpec &O) {
     std::printf("%-30s %.*s\n", Left.c_str(), static_cast<int>(O.Help.size()),
                 O.Help.data());
   else
-    std::printf("%s\n%-30s %.*s\n", Left.c_str(), "", static_cast<int>(O.Help.size()),
-                O.Help.data());
+    std::printf("%s\n%-30s %.*s\n", Left.c_str(), "",
+                static_cast<int>(O.Help.size()), O.Help.data());
 }
 
 int runHelp(const ParsedArgs &A) {
@@ -39,10 +40,12 @@ int runHelp(const ParsedArgs &A) {
 
 void printCommandHelp(const CommandSpec &C) {
   std::printf("usage: r3 %.*s %.*s\n\n%.*s\n", static_cast<int>(C.Name.size()),
-              C.Name.data(), static_cast<int>(C.Synopsis.size()), C.Synopsis.data(),
-              static_cast<int>(C.Summary.size()), C.Summary.data());
+              C.Name.data(), static_cast<int>(C.Synopsis.size()),
+              C.Synopsis.data(), static_cast<int>(C.Summary.size()),
+              C.Summary.data());
   if (!C.Description.empty())
-    std::printf("\n%.*s\n", static_cast<int>(C.Description.size()), C.Description.data());
+    std::printf("\n%.*s\n", static_cast<int>(C.Description.size()),
+                C.Description.data());
   std::printf("\noptions:\n");
   for (const OptionSpec &O : C.Options)
     printOption(O);
@@ -57,17 +60,21 @@ void printOverview(std::FILE *To) {
                    "applications,\nremixes the kernels and replays every "
                    "candidate in isolation.\n\ncommands:\n");
   for (const CommandSpec &C : commands())
-    std::fprintf(To, "  %-12.*s %.*s\n", static_cast<int>(C.Name.size()), C.Name.data(),
-                 static_cast<int>(C.Summary.size()), C.Summary.data());
-  std::fprintf(To, "\nrun 'r3 help COMMAND' or 'r3 COMMAND --help' for a command's "
-                   "options; 'r3 --version' for the version.\n"
-                   "exit codes: 0 success, 1 error, 2 usage, 75 interrupted and "
-                   "checkpointed (resume it)\n");
+    std::fprintf(To, "  %-12.*s %.*s\n", static_cast<int>(C.Name.size()),
+                 C.Name.data(), static_cast<int>(C.Summary.size()),
+                 C.Summary.data());
+  std::fprintf(To,
+               "\nrun 'r3 help COMMAND' or 'r3 COMMAND --help' for a command's "
+               "options; 'r3 --version' for the version.\n"
+               "exit codes: 0 success, 1 error, 2 usage, 75 interrupted and "
+               "checkpointed (resume it)\n");
 }
 
 CommandSpec helpCommand() {
-  return {"help", "show the commands, or the options of one", "[COMMAND]", "", {},
-          false, runHelp};
+  return {"help",      "show the commands, or the options of one",
+          "[COMMAND]", "",
+          {},          false,
+          runHelp};
 }
 
 } // namespace r3::cli

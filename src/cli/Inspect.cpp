@@ -39,7 +39,8 @@ json kernelJson(const CaptureReader &R, uint32_t K) {
   const KernelInfo &Info = R.kernels()[K];
   json Globals = json::array();
   for (const GlobalInfo &G : Info.Globals)
-    Globals.push_back({{"name", G.Name}, {"address", G.Address}, {"size", G.Size}});
+    Globals.push_back(
+        {{"name", G.Name}, {"address", G.Address}, {"size", G.Size}});
   json Params = json::array();
   for (const ParamInfo &P : Info.Params)
     Params.push_back({{"offset", P.Offset}, {"size", P.Size}});
@@ -57,8 +58,9 @@ json kernelJson(const CaptureReader &R, uint32_t K) {
           {"static_shared_bytes", Info.Attributes.StaticSharedBytes},
           {"app_launches", D.size()},
           {"app_mean_duration_ns",
-           D.empty() ? json(nullptr)
-                     : json(std::accumulate(D.begin(), D.end(), 0.0) / D.size())},
+           D.empty()
+               ? json(nullptr)
+               : json(std::accumulate(D.begin(), D.end(), 0.0) / D.size())},
           {"launches", Launches}};
 }
 
@@ -87,8 +89,8 @@ json captureJson(const CaptureReader &R) {
 
 std::string dims(const json &D) {
   return "(" + std::to_string(D[0].get<uint32_t>()) + "," +
-         std::to_string(D[1].get<uint32_t>()) + "," + std::to_string(D[2].get<uint32_t>()) +
-         ")";
+         std::to_string(D[1].get<uint32_t>()) + "," +
+         std::to_string(D[2].get<uint32_t>()) + ")";
 }
 
 std::string duration(const json &Ns) {
@@ -104,29 +106,35 @@ void printKernel(const json &K, size_t Index) {
   std::string Demangled = K["demangled"];
   std::printf("\nkernel %zu: %s%s\n", Index, Name.c_str(),
               Demangled.empty() ? "" : (" (" + Demangled + ")").c_str());
-  std::printf("  module %u, %zu params, %zu globals, %zu launches in the application, "
-              "mean duration %s\n",
-              K["module"].get<uint32_t>(), K["params"].size(), K["globals"].size(),
-              K["app_launches"].get<size_t>(), duration(K["app_mean_duration_ns"]).c_str());
-  std::printf("  %-6s %-8s %-16s %-14s %-8s %-8s %-11s %-8s %s\n", "launch", "ordinal",
-              "grid", "block", "dynsmem", "regions", "bytes", "changed", "duration");
+  std::printf(
+      "  module %u, %zu params, %zu globals, %zu launches in the application, "
+      "mean duration %s\n",
+      K["module"].get<uint32_t>(), K["params"].size(), K["globals"].size(),
+      K["app_launches"].get<size_t>(),
+      duration(K["app_mean_duration_ns"]).c_str());
+  std::printf("  %-6s %-8s %-16s %-14s %-8s %-8s %-11s %-8s %s\n", "launch",
+              "ordinal", "grid", "block", "dynsmem", "regions", "bytes",
+              "changed", "duration");
   for (const json &L : K["launches"])
-    std::printf("  %-6u %-8lu %-16s %-14s %-8u %-8zu %-11s %-8zu %s\n",
-                L["index"].get<uint32_t>(), L["ordinal"].get<unsigned long>(),
-                dims(L["grid"]).c_str(), dims(L["block"]).c_str(),
-                L["dynamic_shared_bytes"].get<uint32_t>(), L["regions"].get<size_t>(),
-                formatBytes(L["bytes"].get<uint64_t>()).c_str(),
-                L["changed_regions"].get<size_t>(), duration(L["duration_ns"]).c_str());
+    std::printf(
+        "  %-6u %-8lu %-16s %-14s %-8u %-8zu %-11s %-8zu %s\n",
+        L["index"].get<uint32_t>(), L["ordinal"].get<unsigned long>(),
+        dims(L["grid"]).c_str(), dims(L["block"]).c_str(),
+        L["dynamic_shared_bytes"].get<uint32_t>(), L["regions"].get<size_t>(),
+        formatBytes(L["bytes"].get<uint64_t>()).c_str(),
+        L["changed_regions"].get<size_t>(), duration(L["duration_ns"]).c_str());
 }
 
 void printTable(const json &J) {
-  std::string Path = J["path"], Backend = J["backend"], Producer = J["producer"];
-  std::printf("capture:     %s (format %u, %s backend, written by %s)\n", Path.c_str(),
-              J["format_version"].get<uint32_t>(), Backend.c_str(), Producer.c_str());
+  std::string Path = J["path"], Backend = J["backend"],
+              Producer = J["producer"];
+  std::printf("capture:     %s (format %u, %s backend, written by %s)\n",
+              Path.c_str(), J["format_version"].get<uint32_t>(),
+              Backend.c_str(), Producer.c_str());
   const json &D = J["device"];
   std::string DevName = D["name"], CC = D["compute_capability"];
-  std::printf("device:      %s (compute %s, driver %d, %s)\n", DevName.c_str(), CC.c_str(),
-              D["driver_version"].get<int>(),
+  std::printf("device:      %s (compute %s, driver %d, %s)\n", DevName.c_str(),
+              CC.c_str(), D["driver_version"].get<int>(),
               formatBytes(D["memory_bytes"].get<uint64_t>()).c_str());
   std::vector<std::string> Cmd = J["command_line"];
   std::printf("application: %s\n", Cmd.empty() ? "-" : join(Cmd, " ").c_str());
@@ -136,7 +144,8 @@ void printTable(const json &J) {
   std::string Checksums = J["checksums"];
   std::printf("\nchecksums:   %s", Checksums.c_str());
   if (J.contains("bytes_read"))
-    std::printf(" (%s read)", formatBytes(J["bytes_read"].get<uint64_t>()).c_str());
+    std::printf(" (%s read)",
+                formatBytes(J["bytes_read"].get<uint64_t>()).c_str());
   std::printf("\n");
 }
 
@@ -169,15 +178,18 @@ int runInspect(const ParsedArgs &A) {
 } // namespace
 
 CommandSpec inspectCommand() {
-  return {"inspect",
-          "list a capture's kernels, launches, regions and timings",
-          "CAPTURE.h5 [--format table|json] [--no-verify]",
-          "Every stored byte is read so that every checksum is checked, unless\n"
-          "--no-verify is given.",
-          {{"--format", "", Arity::Value, "table|json", "output format (default table)"},
-           {"--no-verify", "", Arity::Flag, "", "skip reading the data (no checksums)"}},
-          false,
-          runInspect};
+  return {
+      "inspect",
+      "list a capture's kernels, launches, regions and timings",
+      "CAPTURE.h5 [--format table|json] [--no-verify]",
+      "Every stored byte is read so that every checksum is checked, unless\n"
+      "--no-verify is given.",
+      {{"--format", "", Arity::Value, "table|json",
+        "output format (default table)"},
+       {"--no-verify", "", Arity::Flag, "",
+        "skip reading the data (no checksums)"}},
+      false,
+      runInspect};
 }
 
 } // namespace r3::cli

@@ -4,30 +4,39 @@
 namespace r3::cli {
 
 CommandSpec replayCommand() {
-  return {"replay",
-          "replay recorded launches (or a variant of the kernel), verify and time them",
-          "CAPTURE.h5 [options]",
-          "Without --source the recorded module is replayed: the fidelity baseline.",
-          {{"--kernel", "", Arity::Value, "NAME", "the kernel to replay"},
-           {"--launch", "", Arity::Value, "N|all", "which recorded launch (default all)"},
-           {"--source", "", Arity::Value, "FILE", "compile the kernel from this source"},
-           {"--compile-commands", "", Arity::Value, "FILE",
-            "take compiler flags from a compile_commands.json"},
-           {"--cflags", "", Arity::Value, "FLAGS", "compiler flags for --source"},
-           {"--pipeline", "", Arity::Value, "PIPELINE", "LLVM new-pass-manager pipeline"},
-           {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
-           {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
-           {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"},
-           {"--block", "", Arity::Value, "X[,Y,Z]", "launch with another block size"},
-           {"--specialize", "", Arity::Value, "args|dims|none",
-            "fold recorded values in as constants"},
-           {"--repetitions", "", Arity::Value, "N", "timed repetitions"},
-           {"--warmup", "", Arity::Value, "N", "untimed warm-up runs"},
-           {"--flush-l2", "", Arity::Flag, "", "flush the L2 cache before each run"},
-           {"--timeout", "", Arity::Value, "SECONDS", "kill a run that takes longer"},
-           {"--format", "", Arity::Value, "table|json", "output format"}},
-          false,
-          nullptr};
+  return {
+      "replay",
+      "replay recorded launches (or a variant of the kernel), verify and time "
+      "them",
+      "CAPTURE.h5 [options]",
+      "Without --source the recorded module is replayed: the fidelity "
+      "baseline.",
+      {{"--kernel", "", Arity::Value, "NAME", "the kernel to replay"},
+       {"--launch", "", Arity::Value, "N|all",
+        "which recorded launch (default all)"},
+       {"--source", "", Arity::Value, "FILE",
+        "compile the kernel from this source"},
+       {"--compile-commands", "", Arity::Value, "FILE",
+        "take compiler flags from a compile_commands.json"},
+       {"--cflags", "", Arity::Value, "FLAGS", "compiler flags for --source"},
+       {"--pipeline", "", Arity::Value, "PIPELINE",
+        "LLVM new-pass-manager pipeline"},
+       {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
+       {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
+       {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"},
+       {"--block", "", Arity::Value, "X[,Y,Z]",
+        "launch with another block size"},
+       {"--specialize", "", Arity::Value, "args|dims|none",
+        "fold recorded values in as constants"},
+       {"--repetitions", "", Arity::Value, "N", "timed repetitions"},
+       {"--warmup", "", Arity::Value, "N", "untimed warm-up runs"},
+       {"--flush-l2", "", Arity::Flag, "",
+        "flush the L2 cache before each run"},
+       {"--timeout", "", Arity::Value, "SECONDS",
+        "kill a run that takes longer"},
+       {"--format", "", Arity::Value, "table|json", "output format"}},
+      false,
+      nullptr};
 }
 
 } // namespace r3::cli

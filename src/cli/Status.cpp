@@ -4,8 +4,12 @@
 namespace r3::cli {
 
 CommandSpec statusCommand() {
-  return {"status", "show the progress of a campaign from its database", "HISTORY.db",
-          "", {{"--format", "", Arity::Value, "table|json", "output format"}}, false,
+  return {"status",
+          "show the progress of a campaign from its database",
+          "HISTORY.db",
+          "",
+          {{"--format", "", Arity::Value, "table|json", "output format"}},
+          false,
           nullptr};
 }
 

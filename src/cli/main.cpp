@@ -44,9 +44,10 @@ int main(int Argc, char **Argv) {
     return ExitSuccess;
   }
   if (First.starts_with("-"))
-    return usageError("unknown option '" + First +
-                          "' (options follow the command: r3 COMMAND [options])",
-                      "");
+    return usageError(
+        "unknown option '" + First +
+            "' (options follow the command: r3 COMMAND [options])",
+        "");
   const CommandSpec *C = findCommand(First);
   if (!C)
     return usageError(unknownCommandMessage(First), "");

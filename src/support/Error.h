@@ -1,7 +1,8 @@
-// The one error model of r3: library code returns values carrying errors and never
-// prints or exits; only src/cli/ prints and chooses exit codes. This header has no
-// dependency on LLVM so that every layer, including the injected record library's
-// parent side, can use it; llvm::Error is converted at the boundary.
+// The one error model of r3: library code returns values carrying errors and
+// never prints or exits; only src/cli/ prints and chooses exit codes. This
+// header has no dependency on LLVM so that every layer, including the injected
+// record library's parent side, can use it; llvm::Error is converted at the
+// boundary.
 #pragma once
 
 #include <cassert>
@@ -16,8 +17,8 @@ namespace r3 {
 
 /// A failure with a message in r3's style: lower case, no final period, saying
 /// where, what was expected and what was got. A default-constructed or
-/// `Error::success()` value means "no error". Like llvm::Error, it converts to true
-/// when it holds a failure.
+/// `Error::success()` value means "no error". Like llvm::Error, it converts to
+/// true when it holds a failure.
 class [[nodiscard]] Error {
 public:
   Error() = default;
@@ -73,20 +74,19 @@ inline void appendPart(std::string &S, const char *P) { S += P; }
 inline void appendPart(std::string &S, std::string_view P) { S += P; }
 inline void appendPart(std::string &S, char C) { S += C; }
 template <typename N>
-  requires std::is_arithmetic_v<N>
-void appendPart(std::string &S, N Value) {
-  S += std::to_string(Value);
-}
+requires std::is_arithmetic_v<N>
+void appendPart(std::string &S, N Value) { S += std::to_string(Value); }
 
-/// Builds an error message from pieces: `makeError("expected ", N, " got ", M)`.
+/// Builds an error message from pieces: `makeError("expected ", N, " got ",
+/// M)`.
 template <typename... Ts> Error makeError(const Ts &...Parts) {
   std::string S;
   (appendPart(S, Parts), ...);
   return Error::make(std::move(S));
 }
 
-/// Moves the value of V into Out, or returns V's error: lets a sequence of reads
-/// be written as `R3_TRY(moveInto(readX(), X));`.
+/// Moves the value of V into Out, or returns V's error: lets a sequence of
+/// reads be written as `R3_TRY(moveInto(readX(), X));`.
 template <typename T, typename U> Error moveInto(Expected<T> V, U &Out) {
   if (!V)
     return V.takeError();

@@ -1,6 +1,6 @@
-// File helpers: writing a file under a temporary name and renaming it into place
-// only when it is complete, so that a killed writer never leaves a file that
-// reads as valid.
+// File helpers: writing a file under a temporary name and renaming it into
+// place only when it is complete, so that a killed writer never leaves a file
+// that reads as valid.
 #pragma once
 
 #include "support/Error.h"

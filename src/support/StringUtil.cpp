@@ -22,8 +22,9 @@ size_t editDistance(std::string_view A, std::string_view B) {
   return Prev[B.size()];
 }
 
-std::optional<std::string> closestMatch(std::string_view Word,
-                                        const std::vector<std::string> &Candidates) {
+std::optional<std::string>
+closestMatch(std::string_view Word,
+             const std::vector<std::string> &Candidates) {
   size_t Limit = std::max<size_t>(1, (Word.size() + 2) / 3);
   std::optional<std::string> Best;
   size_t BestDistance = Limit + 1;
@@ -64,7 +65,8 @@ std::string join(const std::vector<std::string> &Parts, std::string_view Sep) {
 
 std::optional<uint64_t> parseUnsigned(std::string_view Text) {
   uint64_t Value = 0;
-  auto [End, Ec] = std::from_chars(Text.data(), Text.data() + Text.size(), Value);
+  auto [End, Ec] =
+      std::from_chars(Text.data(), Text.data() + Text.size(), Value);
   if (Text.empty() || Ec != std::errc() || End != Text.data() + Text.size())
     return std::nullopt;
   return Value;

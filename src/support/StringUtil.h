@@ -15,8 +15,8 @@ size_t editDistance(std::string_view A, std::string_view B);
 
 /// The candidate closest to Word, if it is close enough to be a likely typo
 /// (distance at most a third of the word's length, and at least one).
-std::optional<std::string> closestMatch(std::string_view Word,
-                                        const std::vector<std::string> &Candidates);
+std::optional<std::string>
+closestMatch(std::string_view Word, const std::vector<std::string> &Candidates);
 
 /// "1.5 GiB", "12.0 KiB", "17 B".
 std::string formatBytes(uint64_t Bytes);

@@ -20,7 +20,8 @@ std::vector<char> slurp(const std::string &Path) {
 }
 
 void spill(const std::string &Path, const std::vector<char> &Bytes, size_t N) {
-  std::ofstream(Path, std::ios::binary | std::ios::trunc).write(Bytes.data(), N);
+  std::ofstream(Path, std::ios::binary | std::ios::trunc)
+      .write(Bytes.data(), N);
 }
 
 /// Applies an HDF5-level edit to a good capture.
@@ -43,8 +44,8 @@ Error edit(const std::string &Path, const std::string &Kind) {
     Rc = H5Ldelete(F, "/launches/0/pre/region_2", H5P_DEFAULT);
     hsize_t Zero = 0;
     hid_t S = H5Screate_simple(1, &Zero, nullptr);
-    hid_t D = H5Dcreate2(F, "/launches/0/pre/region_2", H5T_NATIVE_UINT8, S, H5P_DEFAULT,
-                         H5P_DEFAULT, H5P_DEFAULT);
+    hid_t D = H5Dcreate2(F, "/launches/0/pre/region_2", H5T_NATIVE_UINT8, S,
+                         H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     Rc = Rc < 0 || D < 0 ? -1 : 0;
     H5Dclose(D);
     H5Sclose(S);
@@ -58,8 +59,10 @@ Error flipByte(const std::string &Path) {
   std::vector<char> Bytes = slurp(Path);
   std::vector<char> Needle(64);
   for (size_t I = 0; I < Needle.size(); ++I)
-    Needle[I] = static_cast<char>(syntheticByte(regionSeed(0, 0, Phase::Pre), 1000 + I));
-  auto It = std::search(Bytes.begin(), Bytes.end(), Needle.begin(), Needle.end());
+    Needle[I] = static_cast<char>(
+        syntheticByte(regionSeed(0, 0, Phase::Pre), 1000 + I));
+  auto It =
+      std::search(Bytes.begin(), Bytes.end(), Needle.begin(), Needle.end());
   if (It == Bytes.end())
     return die("region bytes not found in " + Path);
   *It ^= 0x01;
@@ -71,8 +74,8 @@ Error otherSchema(const std::string &Path) {
   hid_t F = H5Fcreate(Path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   hsize_t N = 4;
   hid_t S = H5Screate_simple(1, &N, nullptr);
-  hid_t D = H5Dcreate2(F, "temperature", H5T_NATIVE_DOUBLE, S, H5P_DEFAULT, H5P_DEFAULT,
-                       H5P_DEFAULT);
+  hid_t D = H5Dcreate2(F, "temperature", H5T_NATIVE_DOUBLE, S, H5P_DEFAULT,
+                       H5P_DEFAULT, H5P_DEFAULT);
   double V[4] = {1, 2, 3, 4};
   H5Dwrite(D, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, V);
   H5Dclose(D);
@@ -81,7 +84,6 @@ Error otherSchema(const std::string &Path) {
   return Error::success();
 }
 } // namespace
-
 
 Error makeCaptureFixture(const std::string &Kind, const std::string &Path) {
   if (Kind == "other-schema")
@@ -104,8 +106,8 @@ Error makeCaptureFixture(const std::string &Kind, const std::string &Path) {
     spill(Path, Bytes, Bytes.size() / 2);
     return Error::success();
   }
-  if (Kind == "future-version" || Kind == "incomplete" || Kind == "missing-dataset" ||
-      Kind == "zero-length")
+  if (Kind == "future-version" || Kind == "incomplete" ||
+      Kind == "missing-dataset" || Kind == "zero-length")
     return edit(Path, Kind);
   return die("unknown kind '" + Kind + "'");
 }

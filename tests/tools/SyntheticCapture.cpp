@@ -1,5 +1,5 @@
-// Synthetic capture writer shared by the unit tests, the CLI tests' fixture tool
-// and the capture I/O benchmark.
+// Synthetic capture writer shared by the unit tests, the CLI tests' fixture
+// tool and the capture I/O benchmark.
 #include "SyntheticCapture.h"
 
 namespace r3::testing {
@@ -23,7 +23,8 @@ KernelInfo syntheticKernel(uint32_t K) {
   return Info;
 }
 
-Error writeLaunch(CaptureWriter &W, const SyntheticSpec &S, uint32_t K, uint32_t Ordinal) {
+Error writeLaunch(CaptureWriter &W, const SyntheticSpec &S, uint32_t K,
+                  uint32_t Ordinal) {
   LaunchInfo L;
   L.Kernel = K;
   L.Ordinal = Ordinal;
@@ -35,15 +36,17 @@ Error writeLaunch(CaptureWriter &W, const SyntheticSpec &S, uint32_t K, uint32_t
     return Index.takeError();
   W.setLaunchDuration(*Index, 12000 + 100 * Ordinal);
   for (uint32_t R = 0; R < S.RegionsPerLaunch; ++R) {
-    RegionInfo Reg{0x7f0000100000ull + (uint64_t(R) << 32), syntheticRegionSize(S, R),
+    RegionInfo Reg{0x7f0000100000ull + (uint64_t(R) << 32),
+                   syntheticRegionSize(S, R),
                    R == 2 ? RegionKind::Global : RegionKind::Device,
                    R == 2 ? "coeffs" : "", false};
-    auto RI = W.addRegion(*Index, Reg, syntheticSource(regionSeed(*Index, R, Phase::Pre)));
+    auto RI = W.addRegion(*Index, Reg,
+                          syntheticSource(regionSeed(*Index, R, Phase::Pre)));
     if (!RI)
       return RI.takeError();
     if (R % 2 == 1)
-      R3_TRY(W.addChangedRegion(*Index, *RI,
-                                syntheticSource(regionSeed(*Index, R, Phase::Post))));
+      R3_TRY(W.addChangedRegion(
+          *Index, *RI, syntheticSource(regionSeed(*Index, R, Phase::Post))));
   }
   return Error::success();
 }

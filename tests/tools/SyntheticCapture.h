@@ -9,9 +9,11 @@
 
 namespace r3::testing {
 
-/// The byte at Offset of synthetic region Seed: a cheap, position-dependent hash.
+/// The byte at Offset of synthetic region Seed: a cheap, position-dependent
+/// hash.
 inline uint8_t syntheticByte(uint64_t Seed, uint64_t Offset) {
-  uint64_t X = (Offset + 1) * 0x9E3779B97F4A7C15ull ^ (Seed * 0xBF58476D1CE4E5B9ull);
+  uint64_t X =
+      (Offset + 1) * 0x9E3779B97F4A7C15ull ^ (Seed * 0xBF58476D1CE4E5B9ull);
   X ^= X >> 31;
   return static_cast<uint8_t>(X);
 }
@@ -24,7 +26,8 @@ struct SyntheticSpec {
   uint32_t Kernels = 2;
   uint32_t LaunchesPerKernel = 2;
   uint32_t RegionsPerLaunch = 3;
-  uint64_t RegionBytes = 64 << 10; ///< size of the first region; others are smaller
+  uint64_t RegionBytes =
+      64 << 10; ///< size of the first region; others are smaller
   CaptureCompression Compression = CaptureCompression::None;
 };
 
@@ -33,7 +36,8 @@ struct SyntheticSpec {
 Error writeSyntheticCapture(const std::string &Path, const SyntheticSpec &Spec);
 
 inline uint64_t regionSeed(uint32_t Launch, uint32_t Region, Phase P) {
-  return (uint64_t(Launch) << 32) | (uint64_t(Region) << 1) | (P == Phase::Post);
+  return (uint64_t(Launch) << 32) | (uint64_t(Region) << 1) |
+         (P == Phase::Post);
 }
 /// Size of region r in a synthetic capture.
 inline uint64_t syntheticRegionSize(const SyntheticSpec &S, uint32_t Region) {
@@ -41,10 +45,10 @@ inline uint64_t syntheticRegionSize(const SyntheticSpec &S, uint32_t Region) {
 }
 
 /// The fixture kinds makeCaptureFixture knows.
-inline const char *FixtureKinds[] = {"good",           "deflate",         "not-hdf5",
-                                     "other-schema",   "future-version",  "incomplete",
-                                     "missing-dataset", "zero-length",    "flipped-byte",
-                                     "truncated"};
+inline const char *FixtureKinds[] = {
+    "good",           "deflate",    "not-hdf5",        "other-schema",
+    "future-version", "incomplete", "missing-dataset", "zero-length",
+    "flipped-byte",   "truncated"};
 
 /// Writes a good or a damaged capture of the given kind to Path.
 Error makeCaptureFixture(const std::string &Kind, const std::string &Path);

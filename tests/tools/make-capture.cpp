@@ -1,5 +1,6 @@
-// r3-make-capture: writes a synthetic capture, or one damaged in a chosen way, for
-// the CLI tests. Usage: r3-make-capture KIND OUT.h5 (kinds: see FixtureKinds).
+// r3-make-capture: writes a synthetic capture, or one damaged in a chosen way,
+// for the CLI tests. Usage: r3-make-capture KIND OUT.h5 (kinds: see
+// FixtureKinds).
 #include "SyntheticCapture.h"
 
 #include <cstdio>

@@ -19,15 +19,17 @@ std::string tempPath(const std::string &Name) {
       .string();
 }
 
-/// Streams a region and counts the bytes that differ from the synthetic pattern.
+/// Streams a region and counts the bytes that differ from the synthetic
+/// pattern.
 uint64_t mismatches(const CaptureReader &R, uint32_t L, uint32_t Reg, Phase P,
                     uint64_t Seed) {
   uint64_t Bad = 0;
-  Error E = R.streamRegion(L, Reg, P, [&](uint64_t Off, std::span<const uint8_t> B) {
-    for (size_t I = 0; I < B.size(); ++I)
-      Bad += B[I] != syntheticByte(Seed, Off + I);
-    return Error::success();
-  });
+  Error E =
+      R.streamRegion(L, Reg, P, [&](uint64_t Off, std::span<const uint8_t> B) {
+        for (size_t I = 0; I < B.size(); ++I)
+          Bad += B[I] != syntheticByte(Seed, Off + I);
+        return Error::success();
+      });
   REQUIRE_FALSE(E);
   return Bad;
 }
@@ -37,8 +39,10 @@ void checkContents(const CaptureReader &R, const SyntheticSpec &S) {
     for (uint32_t Reg = 0; Reg < S.RegionsPerLaunch; ++Reg) {
       bool Changed = Reg % 2 == 1;
       CHECK(R.launches()[L].Regions[Reg].Changed == Changed);
-      CHECK(mismatches(R, L, Reg, Phase::Pre, regionSeed(L, Reg, Phase::Pre)) == 0);
-      uint64_t PostSeed = regionSeed(L, Reg, Changed ? Phase::Post : Phase::Pre);
+      CHECK(mismatches(R, L, Reg, Phase::Pre, regionSeed(L, Reg, Phase::Pre)) ==
+            0);
+      uint64_t PostSeed =
+          regionSeed(L, Reg, Changed ? Phase::Post : Phase::Pre);
       CHECK(mismatches(R, L, Reg, Phase::Post, PostSeed) == 0);
     }
 }
@@ -70,13 +74,15 @@ TEST_CASE("a synthetic capture round-trips its metadata", "[capture]") {
   CHECK(C.header().Producer == Backend::Cuda);
   CHECK(C.header().Device.Name == "Synthetic GPU");
   CHECK(C.header().Device.ComputeMajor == 9);
-  CHECK(C.header().CommandLine == std::vector<std::string>{"./app", "--steps", "10"});
+  CHECK(C.header().CommandLine ==
+        std::vector<std::string>{"./app", "--steps", "10"});
   REQUIRE(C.kernels().size() == 3);
   CHECK(C.kernels()[1].Name == "_Z7kernel1Pfi");
   CHECK(C.kernels()[1].Params.size() == 2);
   CHECK(C.kernels()[1].Params[1].Offset == 8);
   CHECK(C.kernels()[1].Globals[0].Name == "coeffs");
-  CHECK(C.kernels()[1].AppDurationsNs == std::vector<uint64_t>{11000, 12000, 13000});
+  CHECK(C.kernels()[1].AppDurationsNs ==
+        std::vector<uint64_t>{11000, 12000, 13000});
   REQUIRE(C.launches().size() == 6);
   const LaunchInfo &L = C.launches()[3];
   CHECK(L.Kernel == 1);
@@ -110,7 +116,8 @@ TEST_CASE("a 256 MiB region round-trips byte-exact", "[capture][large]") {
   CHECK(mismatches(**R, 0, 0, Phase::Pre, regionSeed(0, 0, Phase::Pre)) == 0);
   std::vector<uint8_t> Tail(100);
   REQUIRE_FALSE((*R)->readRegion(1, 0, Phase::Pre, S.RegionBytes - 100, Tail));
-  CHECK(Tail[99] == syntheticByte(regionSeed(1, 0, Phase::Pre), S.RegionBytes - 1));
+  CHECK(Tail[99] ==
+        syntheticByte(regionSeed(1, 0, Phase::Pre), S.RegionBytes - 1));
   std::remove(Path.c_str());
 }
 
@@ -125,7 +132,8 @@ TEST_CASE("deflate-compressed captures read back the same bytes", "[capture]") {
   std::remove(Path.c_str());
 }
 
-TEST_CASE("an unfinished writer leaves no file at the final path", "[capture]") {
+TEST_CASE("an unfinished writer leaves no file at the final path",
+          "[capture]") {
   std::string Path = tempPath("unfinished.h5");
   {
     auto W = CaptureWriter::create(Path, CaptureHeader{});
@@ -134,10 +142,12 @@ TEST_CASE("an unfinished writer leaves no file at the final path", "[capture]") 
     // destroyed without finish(), as if the recording had failed
   }
   CHECK_FALSE(std::filesystem::exists(Path));
-  CHECK_FALSE(std::filesystem::exists(Path + ".tmp." + std::to_string(::getpid())));
+  CHECK_FALSE(
+      std::filesystem::exists(Path + ".tmp." + std::to_string(::getpid())));
 }
 
-TEST_CASE("the writer refuses zero-length regions and unknown indices", "[capture]") {
+TEST_CASE("the writer refuses zero-length regions and unknown indices",
+          "[capture]") {
   std::string Path = tempPath("refuse.h5");
   auto W = CaptureWriter::create(Path, CaptureHeader{});
   REQUIRE(W);
@@ -145,7 +155,8 @@ TEST_CASE("the writer refuses zero-length regions and unknown indices", "[captur
   K.Module = 4;
   auto Bad = (*W)->addKernel(K);
   REQUIRE_FALSE(Bad);
-  CHECK(Bad.error().message().find("module 4 was not added") != std::string::npos);
+  CHECK(Bad.error().message().find("module 4 was not added") !=
+        std::string::npos);
   REQUIRE((*W)->addModule(ModuleKind::Cubin, std::vector<uint8_t>(8, 0)));
   K.Module = 0;
   REQUIRE((*W)->addKernel(K));
@@ -153,17 +164,22 @@ TEST_CASE("the writer refuses zero-length regions and unknown indices", "[captur
   REQUIRE(L);
   auto Zero = (*W)->addRegion(*L, RegionInfo{}, bytesFrom({}));
   REQUIRE_FALSE(Zero);
-  CHECK(Zero.error().message() == "/launches/0/pre/region_0: zero-length region");
+  CHECK(Zero.error().message() ==
+        "/launches/0/pre/region_0: zero-length region");
 }
 
 TEST_CASE("bad inputs get precise errors", "[capture]") {
   CHECK(openError("not-hdf5") == "not an HDF5 file");
   CHECK(openError("other-schema").find("not an r3 capture") == 0);
-  CHECK(openError("future-version").find("capture format version 2 is newer") == 0);
+  CHECK(openError("future-version").find("capture format version 2 is newer") ==
+        0);
   CHECK(openError("incomplete").find("incomplete capture") == 0);
-  CHECK(openError("missing-dataset") == "/launches/1/pre/region_1: missing dataset");
-  CHECK(openError("zero-length") == "/launches/0/pre/region_2: zero-length region");
-  CHECK(openError("flipped-byte").find("/launches/0/pre/region_0: checksum mismatch") == 0);
+  CHECK(openError("missing-dataset") ==
+        "/launches/1/pre/region_1: missing dataset");
+  CHECK(openError("zero-length") ==
+        "/launches/0/pre/region_2: zero-length region");
+  CHECK(openError("flipped-byte")
+            .find("/launches/0/pre/region_0: checksum mismatch") == 0);
   CHECK(openError("truncated").find("truncated file") != std::string::npos);
 }
 

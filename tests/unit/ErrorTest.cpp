@@ -20,7 +20,8 @@ Error chain(int X) {
 
 TEST_CASE("errors carry messages and context", "[support]") {
   CHECK_FALSE(Error::success());
-  Error E = Error::make("missing dataset").context("/launches/3").context("cap.h5");
+  Error E =
+      Error::make("missing dataset").context("/launches/3").context("cap.h5");
   REQUIRE(E);
   CHECK(E.message() == "cap.h5: /launches/3: missing dataset");
 }

@@ -5,7 +5,8 @@
 
 using namespace r3;
 
-TEST_CASE("edit distance counts insertions, deletions and substitutions", "[support]") {
+TEST_CASE("edit distance counts insertions, deletions and substitutions",
+          "[support]") {
   CHECK(editDistance("replay", "replay") == 0);
   CHECK(editDistance("reply", "replay") == 1);
   CHECK(editDistance("", "abc") == 3);
@@ -14,8 +15,10 @@ TEST_CASE("edit distance counts insertions, deletions and substitutions", "[supp
 
 TEST_CASE("closest match suggests near typos only", "[support]") {
   std::vector<std::string> Commands{"record", "replay", "report", "inspect"};
-  CHECK(closestMatch("reply", Commands) == std::optional<std::string>("replay"));
-  CHECK(closestMatch("inspct", Commands) == std::optional<std::string>("inspect"));
+  CHECK(closestMatch("reply", Commands) ==
+        std::optional<std::string>("replay"));
+  CHECK(closestMatch("inspct", Commands) ==
+        std::optional<std::string>("inspect"));
   CHECK_FALSE(closestMatch("frobnicate", Commands).has_value());
 }
 
