@@ -47,8 +47,8 @@ struct DeviceInfo {
 
 /// What a capture says about where it came from.
 struct CaptureHeader {
-  Backend Producer = Backend::Host;
-  std::string ProducerVersion; ///< r3's version; filled in by the writer
+  Backend Source = Backend::Host; ///< which backend recorded it
+  std::string Producer; ///< "r3 0.1.0": the writing program; set by the writer
   DeviceInfo Device;
   std::vector<std::string> CommandLine;
   std::vector<std::string> Environment; ///< "NAME=value" entries that matter

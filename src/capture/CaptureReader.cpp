@@ -78,9 +78,9 @@ Error CaptureReader::Impl::readHeader() {
   if (!B)
     return Error::make("unknown backend '" + Backend +
                        "' (expected cuda or host)");
-  Header.Producer = *B;
+  Header.Source = *B;
   R3_TRY(
-      moveInto(h5::readStringAttr(Root, "producer"), Header.ProducerVersion));
+      moveInto(h5::readStringAttr(Root, "producer"), Header.Producer));
   auto Dev = h5::openGroup(Root, "/device");
   if (!Dev)
     return Dev.takeError();

@@ -54,7 +54,7 @@ CaptureWriter::create(const std::string &Path, const CaptureHeader &Header,
   I->FinalPath = Path;
   I->TempPath = temporaryPathFor(Path);
   I->Header = Header;
-  I->Header.ProducerVersion = Version;
+  I->Header.Producer = std::string("r3 ") + Version;
   I->Compress = Compression == CaptureCompression::Deflate
                     ? h5::Compression::Deflate
                     : h5::Compression::None;
@@ -171,9 +171,9 @@ Error CaptureWriter::Impl::writeHeader() {
   R3_TRY(h5::writeAttr(Root, format::MagicAttr, std::string(format::Magic)));
   R3_TRY(
       h5::writeAttr(Root, format::VersionAttr, uint64_t(CaptureFormatVersion)));
-  R3_TRY(h5::writeAttr(Root, "producer", "r3 " + Header.ProducerVersion));
+  R3_TRY(h5::writeAttr(Root, "producer", Header.Producer));
   R3_TRY(h5::writeAttr(Root, "backend",
-                       std::string(backendName(Header.Producer))));
+                       std::string(backendName(Header.Source))));
   auto Dev = h5::createGroup(Root, "/device");
   if (!Dev)
     return Dev.takeError();

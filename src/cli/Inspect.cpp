@@ -74,8 +74,8 @@ json captureJson(const CaptureReader &R) {
     Kernels.push_back(kernelJson(R, K));
   return {{"path", R.path()},
           {"format_version", R.formatVersion()},
-          {"producer", H.ProducerVersion},
-          {"backend", backendName(H.Producer)},
+          {"producer", H.Producer},
+          {"backend", backendName(H.Source)},
           {"device",
            {{"name", H.Device.Name},
             {"compute_capability", std::to_string(H.Device.ComputeMajor) + "." +

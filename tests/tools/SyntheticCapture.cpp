@@ -54,7 +54,7 @@ Error writeLaunch(CaptureWriter &W, const SyntheticSpec &S, uint32_t K,
 
 Error writeSyntheticCapture(const std::string &Path, const SyntheticSpec &S) {
   CaptureHeader H;
-  H.Producer = Backend::Cuda;
+  H.Source = Backend::Cuda;
   H.Device = {"Synthetic GPU", 9, 0, 13000, 80ull << 30};
   H.CommandLine = {"./app", "--steps", "10"};
   H.Environment = {"OMP_NUM_THREADS=4"};

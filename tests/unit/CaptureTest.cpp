@@ -71,7 +71,8 @@ TEST_CASE("a synthetic capture round-trips its metadata", "[capture]") {
   REQUIRE(R);
   const CaptureReader &C = **R;
   CHECK(C.formatVersion() == CaptureFormatVersion);
-  CHECK(C.header().Producer == Backend::Cuda);
+  CHECK(C.header().Source == Backend::Cuda);
+  CHECK(C.header().Producer.rfind("r3 ", 0) == 0);
   CHECK(C.header().Device.Name == "Synthetic GPU");
   CHECK(C.header().Device.ComputeMajor == 9);
   CHECK(C.header().CommandLine ==
