@@ -59,7 +59,10 @@ Error CaptureReader::Impl::readRoot() {
   auto V = h5::readUnsignedAttr(Root, format::VersionAttr);
   if (!V)
     return V.takeError().context("/");
-  if (*V == 0 || *V > CaptureFormatVersion)
+  if (*V == 0)
+    return Error::make(
+        "capture format version 0 is not valid (versions start at 1)");
+  if (*V > CaptureFormatVersion)
     return makeError("capture format version ", *V,
                      " is newer than this r3 reads (", CaptureFormatVersion,
                      "); upgrade r3 to read it");
@@ -79,8 +82,7 @@ Error CaptureReader::Impl::readHeader() {
     return Error::make("unknown backend '" + Backend +
                        "' (expected cuda or host)");
   Header.Source = *B;
-  R3_TRY(
-      moveInto(h5::readStringAttr(Root, "producer"), Header.Producer));
+  R3_TRY(moveInto(h5::readStringAttr(Root, "producer"), Header.Producer));
   auto Dev = h5::openGroup(Root, "/device");
   if (!Dev)
     return Dev.takeError();
