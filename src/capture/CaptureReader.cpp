@@ -261,6 +261,8 @@ Error CaptureReader::Impl::readRegionInfo(uint32_t L, uint32_t R,
     return Size.takeError();
   Out.Size = *Size;
   auto D = h5::openDataset(File.get(), Path);
+  if (!D)
+    return D.takeError();
   hid_t Id = D->get();
   std::string Kind;
   uint64_t Changed = 0;

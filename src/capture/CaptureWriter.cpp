@@ -42,6 +42,7 @@ CaptureWriter::CaptureWriter(std::unique_ptr<Impl> I) : P(std::move(I)) {}
 
 CaptureWriter::~CaptureWriter() {
   if (P && !P->Finished) {
+    P->LaunchGroups.clear();
     P->File.reset();
     std::remove(P->TempPath.c_str());
   }
