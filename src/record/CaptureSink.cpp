@@ -1,0 +1,209 @@
+// Record stream → capture file.
+#include "record/CaptureSink.h"
+
+#include "record/Messages.h"
+
+#include <map>
+#include <memory>
+
+namespace r3 {
+
+namespace {
+using namespace wire;
+
+class Sink {
+public:
+  Sink(int Fd, const std::string &Path, const CaptureHeader &Base,
+       CaptureCompression C)
+      : Fd(Fd), Path(Path), Header(Base), Compression(C) {}
+  Expected<RecordStats> run();
+
+private:
+  Error handle(const FrameHeader &H, std::span<const uint8_t> Meta, bool &Done);
+  Error onHello(std::span<const uint8_t> Meta);
+  Error onModule(std::span<const uint8_t> Meta, uint64_t Bulk);
+  Error onKernel(std::span<const uint8_t> Meta);
+  Error onLaunch(std::span<const uint8_t> Meta);
+  Error onRegion(std::span<const uint8_t> Meta, uint64_t Bulk);
+  Error onDuration(std::span<const uint8_t> Meta);
+  Expected<uint32_t> lookup(const std::map<uint64_t, uint32_t> &Ids,
+                            uint64_t Id, const char *What);
+  ByteSource fromStream() const;
+
+  int Fd;
+  std::string Path;
+  CaptureHeader Header;
+  CaptureCompression Compression;
+  std::unique_ptr<CaptureWriter> Writer;
+  std::map<uint64_t, uint32_t> Modules, Kernels, Launches;
+  std::map<uint32_t, uint32_t> RegionsPerLaunch;
+  RecordStats Stats;
+};
+
+ByteSource Sink::fromStream() const {
+  int F = Fd;
+  return [F](uint64_t, std::span<uint8_t> Out) { return readExactly(F, Out); };
+}
+
+Expected<uint32_t> Sink::lookup(const std::map<uint64_t, uint32_t> &Ids,
+                                uint64_t Id, const char *What) {
+  auto It = Ids.find(Id);
+  if (It == Ids.end())
+    return makeError("record stream: unknown ", What, " id ", Id);
+  return It->second;
+}
+
+Error Sink::onHello(std::span<const uint8_t> Meta) {
+  HelloMsg M;
+  R3_TRY(decode(Meta, M));
+  if (M.Version != ProtocolVersion)
+    return makeError(
+        "record stream: protocol version ", M.Version, ", expected ",
+        ProtocolVersion,
+        " (the injected library and r3 come from different builds)");
+  if (Writer)
+    return Error::make("record stream: a second hello");
+  Header.Source = M.Source;
+  Header.Device = M.Device;
+  auto W = CaptureWriter::create(Path, Header, Compression);
+  if (!W)
+    return W.takeError();
+  Writer = std::move(*W);
+  return Error::success();
+}
+
+Error Sink::onModule(std::span<const uint8_t> Meta, uint64_t Bulk) {
+  ModuleMsg M;
+  R3_TRY(decode(Meta, M));
+  std::vector<uint8_t> Image(Bulk);
+  R3_TRY(readExactly(Fd, Image));
+  auto Index = Writer->addModule(M.Kind, Image);
+  if (!Index)
+    return Index.takeError();
+  Modules[M.Id] = *Index;
+  ++Stats.Modules;
+  return Error::success();
+}
+
+Error Sink::onKernel(std::span<const uint8_t> Meta) {
+  KernelMsg M;
+  R3_TRY(decode(Meta, M));
+  R3_TRY(moveInto(lookup(Modules, M.ModuleId, "module"), M.Info.Module));
+  auto Index = Writer->addKernel(M.Info);
+  if (!Index)
+    return Index.takeError();
+  Kernels[M.Id] = *Index;
+  ++Stats.Kernels;
+  return Error::success();
+}
+
+Error Sink::onLaunch(std::span<const uint8_t> Meta) {
+  LaunchMsg M;
+  R3_TRY(decode(Meta, M));
+  R3_TRY(moveInto(lookup(Kernels, M.KernelId, "kernel"), M.Info.Kernel));
+  auto Index = Writer->beginLaunch(M.Info);
+  if (!Index)
+    return Index.takeError();
+  Launches[M.Id] = *Index;
+  ++Stats.Launches;
+  return Error::success();
+}
+
+Error Sink::onRegion(std::span<const uint8_t> Meta, uint64_t Bulk) {
+  RegionMsg M;
+  R3_TRY(decode(Meta, M));
+  uint32_t L = 0;
+  R3_TRY(moveInto(lookup(Launches, M.LaunchId, "launch"), L));
+  M.Info.Size = Bulk;
+  Stats.RegionBytes += Bulk;
+  if (M.Side == Phase::Post)
+    return Writer->addChangedRegion(L, static_cast<uint32_t>(M.Index),
+                                    fromStream());
+  if (M.Index != RegionsPerLaunch[L])
+    return makeError("record stream: region ", M.Index, " of launch ",
+                     M.LaunchId, " out of order (expected ",
+                     RegionsPerLaunch[L], ")");
+  auto R = Writer->addRegion(L, M.Info, fromStream());
+  if (!R)
+    return R.takeError();
+  ++RegionsPerLaunch[L];
+  ++Stats.Regions;
+  return Error::success();
+}
+
+Error Sink::onDuration(std::span<const uint8_t> Meta) {
+  DurationMsg M;
+  R3_TRY(decode(Meta, M));
+  uint32_t K = 0;
+  R3_TRY(moveInto(lookup(Kernels, M.KernelId, "kernel"), K));
+  Writer->addAppDuration(K, M.Nanoseconds);
+  if (M.LaunchId != NoLaunch) {
+    uint32_t L = 0;
+    R3_TRY(moveInto(lookup(Launches, M.LaunchId, "launch"), L));
+    Writer->setLaunchDuration(L, M.Nanoseconds);
+  }
+  return Error::success();
+}
+
+Error Sink::handle(const FrameHeader &H, std::span<const uint8_t> Meta,
+                   bool &Done) {
+  if (!Writer && H.Kind != Type::Hello && H.Kind != Type::Failure)
+    return Error::make("record stream: data before the hello frame");
+  bool TakesBulk = H.Kind == Type::Module || H.Kind == Type::Region;
+  if (!TakesBulk && H.BulkLength != 0)
+    return makeError("record stream: frame type ", uint32_t(H.Kind),
+                     " carries unexpected bulk bytes");
+  switch (H.Kind) {
+  case Type::Hello:
+    return onHello(Meta);
+  case Type::Module:
+    return onModule(Meta, H.BulkLength);
+  case Type::Kernel:
+    return onKernel(Meta);
+  case Type::Launch:
+    return onLaunch(Meta);
+  case Type::Region:
+    return onRegion(Meta, H.BulkLength);
+  case Type::Duration:
+    return onDuration(Meta);
+  case Type::Failure: {
+    std::string Message;
+    R3_TRY(decodeFailure(Meta, Message));
+    return Error::make(Message);
+  }
+  case Type::Done:
+    Done = true;
+    return Error::success();
+  }
+  return makeError("record stream: unknown frame type ", uint32_t(H.Kind));
+}
+
+Expected<RecordStats> Sink::run() {
+  constexpr uint32_t MaxMeta = 64u << 20;
+  for (bool Done = false; !Done;) {
+    FrameHeader H;
+    bool AtEnd = false;
+    R3_TRY(readHeader(Fd, H, AtEnd));
+    if (AtEnd)
+      return Error::make("the recorded process ended before recording finished "
+                         "(no capture written)");
+    if (H.MetaLength > MaxMeta)
+      return makeError("record stream: a frame with ", H.MetaLength,
+                       " bytes of fields (corrupt stream)");
+    std::vector<uint8_t> Meta(H.MetaLength);
+    R3_TRY(readExactly(Fd, Meta));
+    R3_TRY(handle(H, Meta, Done));
+  }
+  R3_TRY(Writer->finish());
+  return Stats;
+}
+} // namespace
+
+Expected<RecordStats> receiveCapture(int Fd, const std::string &Path,
+                                     const CaptureHeader &Base,
+                                     CaptureCompression Compression) {
+  Sink S(Fd, Path, Base, Compression);
+  return S.run();
+}
+
+} // namespace r3

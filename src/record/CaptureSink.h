@@ -1,0 +1,28 @@
+// The parent side of `r3 record`: reads the record stream that the injected
+// library (or host runtime) sends and writes the capture with CaptureWriter.
+// Region bytes go from the pipe to the HDF5 file chunk by chunk, never held
+// whole. A stream that ends before its Done frame, or that says Failure, leaves
+// no capture behind (the writer's temporary file is removed).
+#pragma once
+
+#include "capture/Capture.h"
+#include "capture/CaptureWriter.h"
+#include "support/Error.h"
+
+#include <string>
+
+namespace r3 {
+
+struct RecordStats {
+  uint64_t Modules = 0, Kernels = 0, Launches = 0, Regions = 0;
+  uint64_t RegionBytes = 0; ///< bytes of region contents written, pre and post
+};
+
+/// Reads frames from Fd until Done and writes the capture to Path. Base holds
+/// what the parent knows (command line, environment); the stream's Hello frame
+/// fills in the backend and the device.
+Expected<RecordStats>
+receiveCapture(int Fd, const std::string &Path, const CaptureHeader &Base,
+               CaptureCompression Compression = CaptureCompression::None);
+
+} // namespace r3

@@ -1,0 +1,56 @@
+// The messages of the record stream (Protocol.h), encoded from and decoded into
+// the capture model's plain structs. Ids are the sender's: a CUPTI module id, a
+// CUfunction address, a running launch counter; the receiver maps them to
+// capture indices.
+#pragma once
+
+#include "capture/Capture.h"
+#include "record/Protocol.h"
+
+namespace r3::wire {
+
+struct HelloMsg {
+  uint32_t Version = ProtocolVersion;
+  Backend Source = Backend::Cuda;
+  uint64_t Pid = 0;
+  DeviceInfo Device;
+};
+struct ModuleMsg {
+  uint64_t Id = 0;
+  ModuleKind Kind = ModuleKind::Cubin;
+};
+struct KernelMsg {
+  uint64_t Id = 0, ModuleId = 0;
+  KernelInfo Info; ///< Info.Module is ignored: ModuleId says which module
+};
+struct LaunchMsg {
+  uint64_t Id = 0, KernelId = 0;
+  LaunchInfo Info; ///< Info.Kernel and Info.Regions are ignored
+};
+struct RegionMsg {
+  uint64_t LaunchId = 0;
+  Phase Side = Phase::Pre;
+  uint64_t Index = 0; ///< for Post: the index of the region's Pre message
+  RegionInfo Info;    ///< Info.Size is the frame's bulk length
+};
+struct DurationMsg {
+  uint64_t KernelId = 0, LaunchId = NoLaunch, Nanoseconds = 0;
+};
+
+MetaWriter encode(const HelloMsg &M);
+MetaWriter encode(const ModuleMsg &M);
+MetaWriter encode(const KernelMsg &M);
+MetaWriter encode(const LaunchMsg &M);
+MetaWriter encode(const RegionMsg &M);
+MetaWriter encode(const DurationMsg &M);
+MetaWriter encodeFailure(const std::string &Message);
+
+Error decode(std::span<const uint8_t> Meta, HelloMsg &M);
+Error decode(std::span<const uint8_t> Meta, ModuleMsg &M);
+Error decode(std::span<const uint8_t> Meta, KernelMsg &M);
+Error decode(std::span<const uint8_t> Meta, LaunchMsg &M);
+Error decode(std::span<const uint8_t> Meta, RegionMsg &M);
+Error decode(std::span<const uint8_t> Meta, DurationMsg &M);
+Error decodeFailure(std::span<const uint8_t> Meta, std::string &Message);
+
+} // namespace r3::wire

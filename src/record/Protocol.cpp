@@ -1,0 +1,178 @@
+// Frame encoding and decoding for the record stream.
+#include "record/Protocol.h"
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+namespace r3::wire {
+
+MetaWriter &MetaWriter::raw(const void *P, size_t N) {
+  const auto *B = static_cast<const uint8_t *>(P);
+  Data.insert(Data.end(), B, B + N);
+  return *this;
+}
+
+MetaWriter &MetaWriter::str(const std::string &S) {
+  u64(S.size());
+  return raw(S.data(), S.size());
+}
+
+MetaWriter &MetaWriter::bytes(std::span<const uint8_t> B) {
+  u64(B.size());
+  return raw(B.data(), B.size());
+}
+
+MetaWriter &MetaWriter::u64s(std::span<const uint64_t> V) {
+  u64(V.size());
+  return raw(V.data(), V.size() * sizeof(uint64_t));
+}
+
+bool MetaReader::take(void *Out, size_t N) {
+  if (Failed || N > Data.size() - Pos) {
+    Failed = true;
+    return false;
+  }
+  std::memcpy(Out, Data.data() + Pos, N);
+  Pos += N;
+  return true;
+}
+
+uint32_t MetaReader::u32() {
+  uint32_t V = 0;
+  take(&V, sizeof(V));
+  return V;
+}
+
+uint64_t MetaReader::u64() {
+  uint64_t V = 0;
+  take(&V, sizeof(V));
+  return V;
+}
+
+int64_t MetaReader::i64() {
+  int64_t V = 0;
+  take(&V, sizeof(V));
+  return V;
+}
+
+std::string MetaReader::str() {
+  uint64_t N = u64();
+  if (Failed || N > Data.size() - Pos) {
+    Failed = true;
+    return {};
+  }
+  std::string S(reinterpret_cast<const char *>(Data.data() + Pos), N);
+  Pos += N;
+  return S;
+}
+
+std::vector<uint8_t> MetaReader::bytes() {
+  uint64_t N = u64();
+  if (Failed || N > Data.size() - Pos) {
+    Failed = true;
+    return {};
+  }
+  std::vector<uint8_t> B(Data.begin() + Pos, Data.begin() + Pos + N);
+  Pos += N;
+  return B;
+}
+
+std::vector<uint64_t> MetaReader::u64s() {
+  uint64_t N = u64();
+  if (Failed || N > (Data.size() - Pos) / sizeof(uint64_t)) {
+    Failed = true;
+    return {};
+  }
+  std::vector<uint64_t> V(N);
+  take(V.data(), N * sizeof(uint64_t));
+  return V;
+}
+
+Error MetaReader::finish(const char *What) const {
+  if (Failed)
+    return makeError(What, " message: truncated fields");
+  if (Pos != Data.size())
+    return makeError(What, " message: ", Data.size() - Pos,
+                     " unexpected bytes");
+  return Error::success();
+}
+
+Error FrameWriter::writeAll(const void *P, size_t N) {
+  const auto *B = static_cast<const uint8_t *>(P);
+  while (N > 0) {
+    ssize_t W = ::write(Fd, B, N);
+    if (W < 0 && errno == EINTR)
+      continue;
+    if (W <= 0)
+      return errnoError("record stream: write");
+    B += W;
+    N -= static_cast<size_t>(W);
+  }
+  return Error::success();
+}
+
+Error FrameWriter::begin(Type T, const MetaWriter &Meta, uint64_t BulkLength) {
+  if (BulkLeft != 0)
+    return Error::make(
+        "record stream: a frame began before the last one's bulk ended");
+  FrameHeader H{T, static_cast<uint32_t>(Meta.data().size()), BulkLength};
+  uint8_t Raw[16];
+  std::memcpy(Raw, &H.Kind, 4);
+  std::memcpy(Raw + 4, &H.MetaLength, 4);
+  std::memcpy(Raw + 8, &H.BulkLength, 8);
+  R3_TRY(writeAll(Raw, sizeof(Raw)));
+  R3_TRY(writeAll(Meta.data().data(), Meta.data().size()));
+  BulkLeft = BulkLength;
+  return Error::success();
+}
+
+Error FrameWriter::sendBulk(std::span<const uint8_t> Bytes) {
+  if (Bytes.size() > BulkLeft)
+    return Error::make(
+        "record stream: more bulk bytes than the frame announced");
+  BulkLeft -= Bytes.size();
+  return writeAll(Bytes.data(), Bytes.size());
+}
+
+Error FrameWriter::send(Type T, const MetaWriter &Meta,
+                        std::span<const uint8_t> Bulk) {
+  R3_TRY(begin(T, Meta, Bulk.size()));
+  return sendBulk(Bulk);
+}
+
+Error readExactly(int Fd, std::span<uint8_t> Out) {
+  size_t Done = 0;
+  while (Done < Out.size()) {
+    ssize_t R = ::read(Fd, Out.data() + Done, Out.size() - Done);
+    if (R < 0 && errno == EINTR)
+      continue;
+    if (R < 0)
+      return errnoError("record stream: read");
+    if (R == 0)
+      return makeError("record stream: ended in the middle of a frame (", Done,
+                       " of ", Out.size(), " bytes)");
+    Done += static_cast<size_t>(R);
+  }
+  return Error::success();
+}
+
+Error readHeader(int Fd, FrameHeader &H, bool &AtEnd) {
+  uint8_t Raw[16];
+  ssize_t R;
+  do
+    R = ::read(Fd, Raw, 1);
+  while (R < 0 && errno == EINTR);
+  AtEnd = R == 0;
+  if (AtEnd)
+    return Error::success();
+  if (R < 0)
+    return errnoError("record stream: read");
+  R3_TRY(readExactly(Fd, std::span(Raw + 1, sizeof(Raw) - 1)));
+  std::memcpy(&H.Kind, Raw, 4);
+  std::memcpy(&H.MetaLength, Raw + 4, 4);
+  std::memcpy(&H.BulkLength, Raw + 8, 8);
+  return Error::success();
+}
+
+} // namespace r3::wire

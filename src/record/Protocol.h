@@ -1,0 +1,107 @@
+// The stream from a recorded process to `r3 record`. The injected library
+// (CUDA) or runtime (host) cannot write HDF5 itself: it lives inside someone
+// else's process, which may bring its own HDF5. So it sends frames over a pipe
+// and the r3 record parent writes the capture (see CaptureSink.h).
+//
+// A frame is a 16-byte header {u32 type, u32 meta length, u64 bulk length},
+// then the meta fields (fixed-width native integers; strings and small arrays
+// length-prefixed), then the bulk bytes (a module image or a region's contents)
+// which may be produced and sent chunk by chunk. Both ends run on one machine,
+// so integers are in native byte order. This file needs only libc.
+#pragma once
+
+#include "support/Error.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace r3::wire {
+
+inline constexpr uint32_t ProtocolVersion = 1;
+
+enum class Type : uint32_t {
+  Hello = 1,    ///< version, pid, device
+  Module = 2,   ///< module id, kind; bulk: the image
+  Kernel = 3,   ///< kernel id, module id, name, params, globals, attributes
+  Launch = 4,   ///< launch id, kernel id, ordinal, dims, shared, params
+  Region = 5,   ///< launch id, phase, index, base, size, kind, name; bulk
+  Duration = 6, ///< kernel id, launch id (or NoLaunch), nanoseconds
+  Failure = 7,  ///< a message: the recording cannot be complete
+  Done = 8,     ///< the recording is complete
+};
+
+inline constexpr uint64_t NoLaunch = ~0ull;
+
+/// Builds the meta fields of a frame.
+class MetaWriter {
+public:
+  MetaWriter &u32(uint32_t V) { return raw(&V, sizeof(V)); }
+  MetaWriter &u64(uint64_t V) { return raw(&V, sizeof(V)); }
+  MetaWriter &i64(int64_t V) { return raw(&V, sizeof(V)); }
+  MetaWriter &str(const std::string &S);
+  MetaWriter &bytes(std::span<const uint8_t> B);
+  MetaWriter &u64s(std::span<const uint64_t> V);
+  const std::vector<uint8_t> &data() const { return Data; }
+
+private:
+  MetaWriter &raw(const void *P, size_t N);
+  std::vector<uint8_t> Data;
+};
+
+/// Reads the meta fields of a frame; a read past the end sets a sticky failure
+/// that error() reports once, so decoding code reads fields without checks.
+class MetaReader {
+public:
+  explicit MetaReader(std::span<const uint8_t> Data) : Data(Data) {}
+  uint32_t u32();
+  uint64_t u64();
+  int64_t i64();
+  std::string str();
+  std::vector<uint8_t> bytes();
+  std::vector<uint64_t> u64s();
+  /// An error if any read ran past the end or bytes are left over.
+  Error finish(const char *What) const;
+
+private:
+  bool take(void *Out, size_t N);
+  std::span<const uint8_t> Data;
+  size_t Pos = 0;
+  bool Failed = false;
+};
+
+struct FrameHeader {
+  Type Kind = Type::Done;
+  uint32_t MetaLength = 0;
+  uint64_t BulkLength = 0;
+};
+
+/// The sending end: writes frames to a file descriptor (a pipe), retrying short
+/// writes and EINTR. A sender inside an application should use a socket and
+/// MSG_NOSIGNAL, or ignore SIGPIPE, so that a dead r3 parent is an error here
+/// rather than a signal that kills the application.
+class FrameWriter {
+public:
+  explicit FrameWriter(int Fd) : Fd(Fd) {}
+  /// A whole frame.
+  Error send(Type T, const MetaWriter &Meta,
+             std::span<const uint8_t> Bulk = {});
+  /// Starts a frame whose BulkLength bytes follow through sendBulk().
+  Error begin(Type T, const MetaWriter &Meta, uint64_t BulkLength);
+  Error sendBulk(std::span<const uint8_t> Bytes);
+
+private:
+  Error writeAll(const void *P, size_t N);
+  int Fd;
+  uint64_t BulkLeft = 0;
+};
+
+/// The receiving end's primitive: reads exactly Out.size() bytes, or says why
+/// not.
+Error readExactly(int Fd, std::span<uint8_t> Out);
+/// Reads a frame header; sets AtEnd (and returns success) on a clean end of
+/// stream.
+Error readHeader(int Fd, FrameHeader &H, bool &AtEnd);
+
+} // namespace r3::wire

@@ -1,0 +1,211 @@
+// The record stream: frames sent through a real pipe by a sender thread (as the
+// injected library would) become a capture; a broken stream leaves none.
+#include "Catch.h"
+
+#include "SyntheticCapture.h"
+#include "capture/CaptureReader.h"
+#include "record/CaptureSink.h"
+#include "record/Messages.h"
+
+#include <filesystem>
+#include <functional>
+#include <thread>
+#include <unistd.h>
+
+using namespace r3;
+using namespace r3::wire;
+using r3::testing::syntheticByte;
+
+namespace {
+constexpr uint64_t BigRegion = (9ull << 20) + 3; // several chunks, not whole
+
+std::string tempPath(const std::string &Name) {
+  return (std::filesystem::temp_directory_path() /
+          ("r3-stream-" + std::to_string(::getpid()) + "-" + Name))
+      .string();
+}
+
+/// Runs Send on a thread writing into a pipe while the capture is received.
+Expected<RecordStats>
+receiveFrom(const std::function<void(FrameWriter &)> &Send,
+            const std::string &Path) {
+  int Fds[2];
+  REQUIRE(::pipe(Fds) == 0);
+  std::thread Sender([&] {
+    FrameWriter W(Fds[1]);
+    Send(W);
+    ::close(Fds[1]);
+  });
+  CaptureHeader Base;
+  Base.CommandLine = {"./stencil", "64"};
+  auto Stats = receiveCapture(Fds[0], Path, Base);
+  ::close(Fds[0]); // unblocks a sender the receiver stopped listening to
+  Sender.join();
+  return Stats;
+}
+
+void sendStreamed(FrameWriter &W, const RegionMsg &M, uint64_t Size,
+                  uint64_t Seed) {
+  REQUIRE_FALSE(W.begin(Type::Region, encode(M), Size));
+  std::vector<uint8_t> Chunk(1 << 20);
+  for (uint64_t Off = 0; Off < Size; Off += Chunk.size()) {
+    size_t N = std::min<uint64_t>(Chunk.size(), Size - Off);
+    for (size_t I = 0; I < N; ++I)
+      Chunk[I] = syntheticByte(Seed, Off + I);
+    REQUIRE_FALSE(W.sendBulk(std::span(Chunk.data(), N)));
+  }
+}
+
+void sendPrologue(FrameWriter &W) {
+  HelloMsg Hello;
+  Hello.Device = {"Test GPU", 9, 0, 13000, 1ull << 30};
+  REQUIRE_FALSE(W.send(Type::Hello, encode(Hello)));
+  std::vector<uint8_t> Image(5000, 0x5A);
+  REQUIRE_FALSE(
+      W.send(Type::Module, encode(ModuleMsg{77, ModuleKind::Cubin}), Image));
+  KernelMsg K;
+  K.Id = 0xABC;
+  K.ModuleId = 77;
+  K.Info.Name = "_Z7stencilPKfPfii";
+  K.Info.Params = {{0, 8}, {8, 8}, {16, 4}, {20, 4}};
+  K.Info.Globals = {{"coeffs", 0x1000, 40}};
+  REQUIRE_FALSE(W.send(Type::Kernel, encode(K)));
+}
+
+void sendRecording(FrameWriter &W) {
+  sendPrologue(W);
+  LaunchMsg L;
+  L.Id = 5;
+  L.KernelId = 0xABC;
+  L.Info.Ordinal = 3;
+  L.Info.Grid = {8, 8, 1};
+  L.Info.Block = {32, 4, 1};
+  L.Info.Params.assign(24, 0x11);
+  REQUIRE_FALSE(W.send(Type::Launch, encode(L)));
+  RegionMsg In{
+      5, Phase::Pre, 0, {0x7f00000000, 0, RegionKind::Device, "", false}};
+  sendStreamed(W, In, BigRegion, 1);
+  RegionMsg Out{
+      5, Phase::Pre, 1, {0x7f10000000, 0, RegionKind::Device, "", false}};
+  sendStreamed(W, Out, 4096, 2);
+  Out.Side = Phase::Post;
+  sendStreamed(W, Out, 4096, 3);
+  REQUIRE_FALSE(
+      W.send(Type::Duration, encode(DurationMsg{0xABC, NoLaunch, 900})));
+  REQUIRE_FALSE(W.send(Type::Duration, encode(DurationMsg{0xABC, 5, 1000})));
+  REQUIRE_FALSE(W.send(Type::Done, MetaWriter()));
+}
+
+uint64_t mismatches(const CaptureReader &R, uint32_t Reg, Phase P,
+                    uint64_t Seed) {
+  uint64_t Bad = 0;
+  Error E =
+      R.streamRegion(0, Reg, P, [&](uint64_t Off, std::span<const uint8_t> B) {
+        for (size_t I = 0; I < B.size(); ++I)
+          Bad += B[I] != syntheticByte(Seed, Off + I);
+        return Error::success();
+      });
+  REQUIRE_FALSE(E);
+  return Bad;
+}
+} // namespace
+
+TEST_CASE("a record stream through a pipe becomes a capture", "[record]") {
+  std::string Path = tempPath("good.h5");
+  auto Stats = receiveFrom(sendRecording, Path);
+  REQUIRE(Stats);
+  CHECK(Stats->Launches == 1);
+  CHECK(Stats->Regions == 2);
+  CHECK(Stats->RegionBytes == BigRegion + 2 * 4096);
+  auto R = CaptureReader::open(Path);
+  REQUIRE(R);
+  const CaptureReader &C = **R;
+  CHECK(C.header().Device.Name == "Test GPU");
+  CHECK(C.header().CommandLine == std::vector<std::string>{"./stencil", "64"});
+  REQUIRE(C.kernels().size() == 1);
+  CHECK(C.kernels()[0].Params.size() == 4);
+  CHECK(C.kernels()[0].AppDurationsNs == std::vector<uint64_t>{900, 1000});
+  REQUIRE(C.launches().size() == 1);
+  const LaunchInfo &L = C.launches()[0];
+  CHECK(L.Ordinal == 3);
+  CHECK(L.Block == Dim3{32, 4, 1});
+  CHECK(L.DurationNs == std::optional<uint64_t>(1000));
+  REQUIRE(L.Regions.size() == 2);
+  CHECK(L.Regions[0].Size == BigRegion);
+  CHECK_FALSE(L.Regions[0].Changed);
+  CHECK(L.Regions[1].Changed);
+  CHECK(mismatches(C, 0, Phase::Pre, 1) == 0);
+  CHECK(mismatches(C, 1, Phase::Pre, 2) == 0);
+  CHECK(mismatches(C, 1, Phase::Post, 3) == 0);
+  std::remove(Path.c_str());
+}
+
+TEST_CASE("a broken record stream leaves no capture", "[record]") {
+  std::string Path = tempPath("bad.h5");
+  auto Failed = receiveFrom(
+      [](FrameWriter &W) {
+        sendPrologue(W);
+        (void)W.send(
+            Type::Failure,
+            encodeFailure("kernel 'foo' was launched from a CUDA graph"));
+      },
+      Path);
+  REQUIRE_FALSE(Failed);
+  CHECK(Failed.error().message() ==
+        "kernel 'foo' was launched from a CUDA graph");
+  CHECK_FALSE(std::filesystem::exists(Path));
+
+  auto Ended = receiveFrom(sendPrologue, Path);
+  REQUIRE_FALSE(Ended);
+  CHECK(Ended.error().message().find("ended before recording finished") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(Path));
+
+  auto Unknown = receiveFrom(
+      [](FrameWriter &W) {
+        sendPrologue(W);
+        (void)W.send(Type::Duration, encode(DurationMsg{0xABC, 99, 1}));
+      },
+      Path);
+  REQUIRE_FALSE(Unknown);
+  CHECK(Unknown.error().message() == "record stream: unknown launch id 99");
+
+  auto Version = receiveFrom(
+      [](FrameWriter &W) {
+        HelloMsg H;
+        H.Version = 99;
+        (void)W.send(Type::Hello, encode(H));
+      },
+      Path);
+  REQUIRE_FALSE(Version);
+  CHECK(Version.error().message().find("protocol version 99, expected 1") !=
+        std::string::npos);
+
+  auto Cut = receiveFrom(
+      [](FrameWriter &W) {
+        sendPrologue(W);
+        RegionMsg M{0, Phase::Pre, 0, {}};
+        (void)W.begin(Type::Region, encode(M), 100); // no launch, no bytes
+      },
+      Path);
+  REQUIRE_FALSE(Cut);
+  CHECK(Cut.error().message() == "record stream: unknown launch id 0");
+  CHECK_FALSE(std::filesystem::exists(Path));
+}
+
+TEST_CASE("meta fields round-trip and truncation is caught", "[record]") {
+  LaunchMsg L;
+  L.Id = 1;
+  L.KernelId = 2;
+  L.Info.Grid = {3, 4, 5};
+  L.Info.Params = {9, 8, 7};
+  MetaWriter W = encode(L);
+  LaunchMsg Back;
+  REQUIRE_FALSE(decode(W.data(), Back));
+  CHECK(Back.Info.Grid == Dim3{3, 4, 5});
+  CHECK(Back.Info.Params == std::vector<uint8_t>{9, 8, 7});
+  std::vector<uint8_t> Short(W.data().begin(), W.data().end() - 1);
+  Error E = decode(Short, Back);
+  REQUIRE(E);
+  CHECK(E.message() == "launch message: truncated fields");
+}
