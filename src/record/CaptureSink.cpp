@@ -75,6 +75,10 @@ Error Sink::onHello(std::span<const uint8_t> Meta) {
 Error Sink::onModule(std::span<const uint8_t> Meta, uint64_t Bulk) {
   ModuleMsg M;
   R3_TRY(decode(Meta, M));
+  constexpr uint64_t MaxImage = 2ull << 30; // module images are held in memory
+  if (Bulk > MaxImage)
+    return makeError("record stream: a module image of ", Bulk,
+                     " bytes (more than 2 GiB: corrupt stream)");
   std::vector<uint8_t> Image(Bulk);
   R3_TRY(readExactly(Fd, Image));
   auto Index = Writer->addModule(M.Kind, Image);

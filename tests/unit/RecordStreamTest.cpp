@@ -7,6 +7,7 @@
 #include "record/CaptureSink.h"
 #include "record/Messages.h"
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <thread>
@@ -208,4 +209,57 @@ TEST_CASE("meta fields round-trip and truncation is caught", "[record]") {
   Error E = decode(Short, Back);
   REQUIRE(E);
   CHECK(E.message() == "launch message: truncated fields");
+}
+
+namespace {
+/// A whole frame as bytes, laid out as Protocol.h describes.
+std::vector<uint8_t> frameBytes(Type T, const MetaWriter &Meta) {
+  std::vector<uint8_t> Out(16);
+  uint32_t Kind = static_cast<uint32_t>(T), Len = Meta.data().size();
+  std::memcpy(Out.data(), &Kind, 4);
+  std::memcpy(Out.data() + 4, &Len, 4);
+  Out.insert(Out.end(), Meta.data().begin(), Meta.data().end());
+  return Out;
+}
+
+/// Receives a stream that is written whole into the pipe first (it fits in the
+/// pipe's buffer), so the receiver may stop reading at any point.
+Expected<RecordStats> receiveBytes(const std::vector<uint8_t> &Bytes,
+                                   const std::string &Path) {
+  int Fds[2];
+  REQUIRE(::pipe(Fds) == 0);
+  REQUIRE(::write(Fds[1], Bytes.data(), Bytes.size()) ==
+          static_cast<ssize_t>(Bytes.size()));
+  ::close(Fds[1]);
+  auto Stats = receiveCapture(Fds[0], Path, CaptureHeader{});
+  ::close(Fds[0]);
+  return Stats;
+}
+} // namespace
+
+TEST_CASE("random bytes on the record stream are errors, not crashes",
+          "[record]") {
+  std::string Path = tempPath("noise.h5");
+  uint64_t State = 42;
+  auto Next = [&] {
+    State = State * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint8_t>(State >> 56);
+  };
+  int Errors = 0;
+  for (int Round = 0; Round < 300; ++Round) {
+    // Half the rounds start with a valid hello, so that the noise reaches the
+    // decoders of the other frames; a type byte in range makes it likelier.
+    std::vector<uint8_t> Bytes;
+    if (Round % 2)
+      Bytes = frameBytes(Type::Hello, encode(HelloMsg{}));
+    size_t Start = Bytes.size();
+    Bytes.resize(Start + 16 + Round * 3);
+    for (size_t I = Start; I < Bytes.size(); ++I)
+      Bytes[I] = Next();
+    Bytes[Start] = 1 + Round % 8;
+    Bytes[Start + 1] = Bytes[Start + 2] = Bytes[Start + 3] = 0;
+    Errors += !receiveBytes(Bytes, Path);
+    REQUIRE_FALSE(std::filesystem::exists(Path));
+  }
+  CHECK(Errors == 300);
 }
