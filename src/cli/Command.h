@@ -64,6 +64,9 @@ const CommandSpec *findCommand(std::string_view Name);
 /// "unknown command 'X'; did you mean 'Y'?"
 std::string unknownCommandMessage(std::string_view Name);
 
+/// The options of the variant compiler, shared by `compile` and `replay`.
+std::vector<OptionSpec> variantCompilerOptions();
+
 // Row contents, one file per command.
 CommandSpec recordCommand();
 CommandSpec replayCommand();

@@ -3,8 +3,20 @@
 
 namespace r3::cli {
 
-CommandSpec compileCommand() {
+std::vector<OptionSpec> variantCompilerOptions() {
   return {
+      {"--compile-commands", "", Arity::Value, "FILE",
+       "take compiler flags from a compile_commands.json"},
+      {"--cflags", "", Arity::Value, "FLAGS", "compiler flags"},
+      {"--pipeline", "", Arity::Value, "PIPELINE",
+       "LLVM new-pass-manager pipeline"},
+      {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
+      {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
+      {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"}};
+}
+
+CommandSpec compileCommand() {
+  CommandSpec C{
       "compile",
       "compile a kernel variant and print its resource report (no GPU needed)",
       "--source FILE.cu --kernel NAME --arch sm_XX [options]",
@@ -12,14 +24,6 @@ CommandSpec compileCommand() {
       {{"--source", "", Arity::Value, "FILE", "the kernel's source file"},
        {"--kernel", "", Arity::Value, "NAME", "the kernel to compile"},
        {"--arch", "", Arity::Value, "sm_XX", "target compute capability"},
-       {"--compile-commands", "", Arity::Value, "FILE",
-        "take compiler flags from a compile_commands.json"},
-       {"--cflags", "", Arity::Value, "FLAGS", "compiler flags"},
-       {"--pipeline", "", Arity::Value, "PIPELINE",
-        "LLVM new-pass-manager pipeline"},
-       {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
-       {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
-       {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"},
        {"--toolchain", "", Arity::Value, "llvm|nvrtc", "which compiler to use"},
        {"--capture", "", Arity::Value, "CAPTURE.h5",
         "recorded values to specialize on"},
@@ -29,6 +33,9 @@ CommandSpec compileCommand() {
        {"--format", "", Arity::Value, "table|json", "output format"}},
       false,
       nullptr};
+  std::vector<OptionSpec> Shared = variantCompilerOptions();
+  C.Options.insert(C.Options.begin() + 3, Shared.begin(), Shared.end());
+  return C;
 }
 
 } // namespace r3::cli

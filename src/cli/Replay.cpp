@@ -4,7 +4,7 @@
 namespace r3::cli {
 
 CommandSpec replayCommand() {
-  return {
+  CommandSpec C{
       "replay",
       "replay recorded launches (or a variant of the kernel), verify and time "
       "them",
@@ -16,14 +16,6 @@ CommandSpec replayCommand() {
         "which recorded launch (default all)"},
        {"--source", "", Arity::Value, "FILE",
         "compile the kernel from this source"},
-       {"--compile-commands", "", Arity::Value, "FILE",
-        "take compiler flags from a compile_commands.json"},
-       {"--cflags", "", Arity::Value, "FLAGS", "compiler flags for --source"},
-       {"--pipeline", "", Arity::Value, "PIPELINE",
-        "LLVM new-pass-manager pipeline"},
-       {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
-       {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
-       {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"},
        {"--block", "", Arity::Value, "X[,Y,Z]",
         "launch with another block size"},
        {"--specialize", "", Arity::Value, "args|dims|none",
@@ -37,6 +29,9 @@ CommandSpec replayCommand() {
        {"--format", "", Arity::Value, "table|json", "output format"}},
       false,
       nullptr};
+  std::vector<OptionSpec> Shared = variantCompilerOptions();
+  C.Options.insert(C.Options.begin() + 3, Shared.begin(), Shared.end());
+  return C;
 }
 
 } // namespace r3::cli
