@@ -5,6 +5,12 @@
 
 namespace r3::cli {
 
+const OptionSpec &helpOption() {
+  static const OptionSpec Help{"--help", "-h", Arity::Flag, "",
+                               "show this help"};
+  return Help;
+}
+
 std::optional<std::string> ParsedArgs::value(std::string_view Name) const {
   auto It = Values.find(Name);
   if (It == Values.end() || It->second.empty())
@@ -13,11 +19,10 @@ std::optional<std::string> ParsedArgs::value(std::string_view Name) const {
 }
 
 namespace {
-const OptionSpec HelpOption{"--help", "-h", Arity::Flag, "", "show this help"};
 
 const OptionSpec *findOption(const CommandSpec &C, std::string_view Word) {
-  if (Word == HelpOption.Name || Word == HelpOption.Short)
-    return &HelpOption;
+  if (Word == helpOption().Name || Word == helpOption().Short)
+    return &helpOption();
   for (const OptionSpec &O : C.Options)
     if (Word == O.Name || (!O.Short.empty() && Word == O.Short))
       return &O;
@@ -25,7 +30,7 @@ const OptionSpec *findOption(const CommandSpec &C, std::string_view Word) {
 }
 
 Error unknownOption(const CommandSpec &C, const std::string &Word) {
-  std::vector<std::string> Names{std::string(HelpOption.Name)};
+  std::vector<std::string> Names{std::string(helpOption().Name)};
   for (const OptionSpec &O : C.Options)
     Names.emplace_back(O.Name);
   std::string Msg =

@@ -64,8 +64,11 @@ const CommandSpec *findCommand(std::string_view Name);
 /// "unknown command 'X'; did you mean 'Y'?"
 std::string unknownCommandMessage(std::string_view Name);
 
-/// The options of the variant compiler, shared by `compile` and `replay`.
-std::vector<OptionSpec> variantCompilerOptions();
+/// C with the variant compiler's options (shared by `compile` and `replay`)
+/// inserted after its first three.
+CommandSpec withVariantCompilerOptions(CommandSpec C);
+/// The `--help` / `-h` option every command accepts.
+const OptionSpec &helpOption();
 
 // Row contents, one file per command.
 CommandSpec recordCommand();

@@ -1,10 +1,12 @@
 // `r3 compile`: run the variant compiler alone and print its resource report.
 #include "cli/Command.h"
 
+#include <utility>
+
 namespace r3::cli {
 
-std::vector<OptionSpec> variantCompilerOptions() {
-  return {
+CommandSpec withVariantCompilerOptions(CommandSpec C) {
+  const OptionSpec Shared[] = {
       {"--compile-commands", "", Arity::Value, "FILE",
        "take compiler flags from a compile_commands.json"},
       {"--cflags", "", Arity::Value, "FLAGS", "compiler flags"},
@@ -13,6 +15,9 @@ std::vector<OptionSpec> variantCompilerOptions() {
       {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
       {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
       {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"}};
+  // After the command's first three options (what to compile or replay).
+  C.Options.insert(C.Options.begin() + 3, std::begin(Shared), std::end(Shared));
+  return C;
 }
 
 CommandSpec compileCommand() {
@@ -33,9 +38,7 @@ CommandSpec compileCommand() {
        {"--format", "", Arity::Value, "table|json", "output format"}},
       false,
       nullptr};
-  std::vector<OptionSpec> Shared = variantCompilerOptions();
-  C.Options.insert(C.Options.begin() + 3, Shared.begin(), Shared.end());
-  return C;
+  return withVariantCompilerOptions(std::move(C));
 }
 
 } // namespace r3::cli

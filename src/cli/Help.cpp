@@ -49,7 +49,7 @@ void printCommandHelp(const CommandSpec &C) {
   std::printf("\noptions:\n");
   for (const OptionSpec &O : C.Options)
     printOption(O);
-  printOption({"--help", "-h", Arity::Flag, "", "show this help"});
+  printOption(helpOption());
   if (!C.Run)
     std::printf("\nnote: this command is not built yet in r3 %s\n", Version);
 }

@@ -1,6 +1,8 @@
 // `r3 replay`: run recorded launches again in isolation, verify and time them.
 #include "cli/Command.h"
 
+#include <utility>
+
 namespace r3::cli {
 
 CommandSpec replayCommand() {
@@ -29,9 +31,7 @@ CommandSpec replayCommand() {
        {"--format", "", Arity::Value, "table|json", "output format"}},
       false,
       nullptr};
-  std::vector<OptionSpec> Shared = variantCompilerOptions();
-  C.Options.insert(C.Options.begin() + 3, Shared.begin(), Shared.end());
-  return C;
+  return withVariantCompilerOptions(std::move(C));
 }
 
 } // namespace r3::cli
