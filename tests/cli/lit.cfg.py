@@ -12,7 +12,7 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.pipefail = False
 config.suffixes = [".test"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(os.path.dirname(config.r3_binary), "..", "..",
+config.test_exec_root = os.path.join(os.path.dirname(config.r3_binary), "..",
                                      "tests", "cli")
 config.excludes = ["Inputs"]
 

@@ -1,0 +1,75 @@
+// The host backend's variant compiler and loader: LLVM bitcode of an
+// extracted kernel (Extract.h), a new-pass-manager pipeline, a codegen
+// optimization level → machine code in this process, through LLVM ORC.
+// It runs inside the host replay server, never in the coordinator: a pipeline
+// that crashes LLVM takes only the server down.
+#pragma once
+
+#include "support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace r3 {
+
+struct HostCompileOptions {
+  std::string Pipeline = "default<O2>"; ///< PassBuilder::parsePassPipeline text
+  int CodegenOpt = 2;                   ///< 0-3, the backend's CodeGenOptLevel
+};
+
+struct HostCompileReport {
+  double OptimizeMs = 0; ///< running the pipeline
+  double CodegenMs = 0;  ///< machine code generation and linking
+  double CompileMs = 0;  ///< the whole compile, parse to callable
+  uint64_t InstructionsBefore = 0, InstructionsAfter = 0; ///< IR instructions
+};
+
+/// Calls the compiled kernel: loads each parameter with its IR type from
+/// Args[i] (the slot layout of HostAbi.h), calls the kernel, and returns its
+/// result in the low bytes of the return value (0 for void).
+using HostEntry = uint64_t (*)(const uint64_t *Args);
+
+class HostJit {
+public:
+  static Expected<std::unique_ptr<HostJit>> create();
+  ~HostJit();
+
+  /// Compiles the function Kernel of Bitcode. Globals maps the names of the
+  /// module's external global declarations to their addresses; any other
+  /// undefined symbol resolves in this process (libc, libm) or is an error
+  /// naming it. Each call compiles into a fresh JITDylib; earlier entries stay
+  /// valid.
+  Expected<HostEntry> compile(std::span<const uint8_t> Bitcode,
+                              const std::string &Kernel,
+                              const std::map<std::string, uint64_t> &Globals,
+                              const HostCompileOptions &Options,
+                              HostCompileReport &Report);
+
+  struct Impl;
+
+private:
+  explicit HostJit(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> P;
+};
+
+/// Checks a pipeline string without running it; the error is LLVM's own
+/// message ("unknown pass name 'foo'").
+Error checkPipeline(const std::string &Pipeline);
+
+/// Compiles a C or C++ source file (language from its extension) with clang-19
+/// to unoptimized LLVM IR (-O2 -Xclang -disable-llvm-passes, so that the
+/// replay pipeline decides), then extracts Kernel from it. Flags are extra
+/// clang flags (-I, -D, -std=). A compile error carries clang's diagnostics.
+Expected<std::vector<uint8_t>>
+compileHostSource(const std::string &Path, const std::string &Kernel,
+                  const std::vector<std::string> &Flags);
+
+/// The clang-19 that compileHostSource runs: $R3_CLANG, else the clang of the
+/// LLVM that r3 was built with, else clang-19 on PATH.
+std::string hostClang();
+
+} // namespace r3
