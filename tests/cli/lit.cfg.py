@@ -22,6 +22,9 @@ config.environment["NO_COLOR"] = "1"
 
 config.substitutions.append(("%r3", config.r3_binary))
 config.substitutions.append(("%make-capture", config.make_capture))
+# clang-19, which builds the host-backend test applications.
+config.substitutions.append(("%clang", config.clang))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 
 # GPU tests need a device; CPU-only machines skip them visibly (UNSUPPORTED).
 if shutil.which("nvidia-smi") and os.path.exists("/dev/nvidia0"):
