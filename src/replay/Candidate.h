@@ -1,0 +1,103 @@
+// What a replay server evaluates and what it answers, for both backends: the
+// coordinator (r3 replay, r3 tune) fills a Candidate, a server compiles and
+// runs it on the recorded inputs and returns a CandidateResult. Failures are
+// data (a FailureKind with a message), never errors of the caller.
+#pragma once
+
+#include "capture/Capture.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace r3 {
+
+/// How a candidate failed; None when it ran and verified.
+enum class FailureKind {
+  None,
+  CompileError,
+  InvalidLaunch,
+  Crashed,
+  Timeout,
+  WrongResult
+};
+
+/// "compile_error", "invalid_launch", "crashed", "timeout", "wrong_result";
+/// "none" for None.
+const char *failureKindName(FailureKind K);
+std::optional<FailureKind> parseFailureKind(const std::string &S);
+
+/// How an output element may differ from the recorded one.
+enum class ToleranceKind {
+  Exact, ///< bitwise
+  Abs,   ///< |got - expected| <= Value
+  Rel,   ///< |got - expected| <= Value * |expected|
+  Ulp    ///< at most Value units in the last place apart
+};
+
+/// The element type outputs are compared as, when the user names one.
+enum class ElementType { Bytes, F32, F64 };
+
+/// "exact", "abs", "rel", "ulp" / "bytes", "f32", "f64".
+const char *toleranceKindName(ToleranceKind K);
+const char *elementTypeName(ElementType T);
+
+/// Whether outputs are filled with 0xff before the verification run.
+enum class PoisonMode {
+  Auto, ///< when the recorded kernel itself verifies poisoned
+  On,
+  Off
+};
+
+const char *poisonModeName(PoisonMode M);
+
+struct VerifySettings {
+  ToleranceKind Tolerance = ToleranceKind::Exact;
+  double Value = 0;                      ///< of the tolerance
+  ElementType Type = ElementType::Bytes; ///< Bytes: compare bytes only
+  PoisonMode Poison = PoisonMode::Auto;
+};
+
+/// Where the code of a candidate comes from.
+enum class CodeKind {
+  Recorded, ///< the kernel's module in the capture
+  Bitcode,  ///< host backend: LLVM bitcode of the extracted kernel
+  Cubin     ///< CUDA backend (later)
+};
+
+struct Candidate {
+  std::string Kernel;             ///< the kernel's (mangled) name
+  std::vector<uint32_t> Launches; ///< capture launch indices; all must pass
+  CodeKind Code = CodeKind::Recorded;
+  std::vector<uint8_t> Image; ///< the code when not Recorded
+  /// New-pass-manager pipeline; empty: default<O{n}>, n the -O level the
+  /// kernel was compiled with.
+  std::string Pipeline;
+  int CodegenOpt = -1; ///< 0-3; -1: the same n
+  std::optional<Dim3> Grid, Block; ///< launch overrides (CUDA only)
+  uint32_t Warmup = 2;
+  uint32_t Repetitions = 20;
+  double TimeoutSeconds = 10; ///< per run
+  bool FlushL2 = false;       ///< CUDA only
+  VerifySettings Verify;
+};
+
+struct CandidateResult {
+  bool Verified = false;
+  FailureKind Failure = FailureKind::None;
+  std::string Message; ///< what failed, precisely; empty when verified
+  /// Per timed repetition: the summed time of the candidate's launches.
+  std::vector<uint64_t> TimesNs;
+  double CompileMs = 0;
+  std::optional<int64_t> Registers, Spills, SharedBytes; ///< none on host
+  std::string Pipeline; ///< the pipeline that ran (the default resolved)
+  int CodegenOpt = 0;
+  bool Poisoned = false; ///< whether outputs were poisoned when verifying
+  std::string Sandbox;   ///< "landlock" or "rlimits"
+};
+
+/// A result of the given failure with its message.
+CandidateResult failedResult(FailureKind K, std::string Message);
+
+} // namespace r3

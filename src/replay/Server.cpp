@@ -1,0 +1,110 @@
+// The replay server loop. It runs in a child of the client: the sandbox goes
+// up when Open arrives, before the capture is read, and the device is chosen
+// by the capture's backend.
+#include "replay/Server.h"
+
+#include "capture/CaptureReader.h"
+#include "replay/Sandbox.h"
+#include "replay/ServerClient.h"
+#include "replay/ServerProtocol.h"
+#include "replay/host/HostDevice.h"
+
+#include <filesystem>
+
+namespace r3 {
+
+namespace {
+class Server {
+public:
+  Server(int In, int Out) : In(In), Out(Out) {}
+  Error serve();
+
+private:
+  Error handle(const ServerFrameData &F);
+  Error open(const ServerFrameData &F);
+  Error evaluate(const ServerFrameData &F);
+  Error reply(const Error &E) {
+    return sendFrame(Out, ServerFrame::Error, encodeError(E.message()));
+  }
+
+  int In, Out;
+  std::unique_ptr<ReplayDevice> Device;
+  std::string Sandbox;
+};
+
+Expected<std::unique_ptr<ReplayDevice>> openDevice(const std::string &Path) {
+  std::unique_ptr<CaptureReader> R;
+  R3_TRY(moveInto(CaptureReader::open(Path), R));
+  if (R->header().Source == Backend::Cuda)
+    return makeError(Path, ": a CUDA capture; the CUDA replay server is not "
+                           "built yet in this r3");
+  return openHostDevice(std::move(R));
+}
+
+Error Server::open(const ServerFrameData &F) {
+  auto M = decodeOpen(F.Meta);
+  if (!M)
+    return reply(M.takeError());
+  if (Device)
+    return reply(Error::make("replay server: the capture is already open"));
+  std::error_code EC;
+  std::string Path = std::filesystem::absolute(M->CapturePath, EC).string();
+  auto S = enterSandbox({M->ScratchDir, M->AddressSpaceBytes, M->CpuSeconds});
+  if (!S)
+    return reply(S.takeError());
+  Sandbox = *S;
+  auto D = openDevice(Path);
+  if (!D)
+    return reply(D.takeError());
+  Device = std::move(*D);
+  return sendFrame(Out, ServerFrame::Opened, encode(OpenedMsg{
+                                                 Backend::Host, Sandbox}));
+}
+
+Error Server::evaluate(const ServerFrameData &F) {
+  if (!Device)
+    return reply(Error::make("replay server: evaluate before open"));
+  auto C = decodeCandidate(F.Meta, F.Bulk);
+  if (!C)
+    return reply(C.takeError());
+  // A fresh CPU budget: generous, the client's wall-clock deadline is the
+  // real limit; this one catches a server the client lost.
+  R3_TRY(extendCpuLimit(2 * runBudgetSeconds(*C) + 300));
+  auto Running = [&](double CompileMs) {
+    return sendFrame(Out, ServerFrame::Running, encode(RunningMsg{CompileMs}));
+  };
+  auto R = Device->evaluate(*C, Running);
+  if (!R)
+    return reply(R.takeError());
+  R->Sandbox = Sandbox;
+  return sendFrame(Out, ServerFrame::Result, encode(*R));
+}
+
+Error Server::handle(const ServerFrameData &F) {
+  switch (F.Kind) {
+  case ServerFrame::Open:
+    return open(F);
+  case ServerFrame::Evaluate:
+    return evaluate(F);
+  default:
+    return reply(makeError("replay server: unexpected ",
+                           serverFrameName(F.Kind), " frame from the client"));
+  }
+}
+
+Error Server::serve() {
+  for (;;) {
+    ServerFrameData F;
+    auto S = readFrame(In, std::nullopt, F);
+    if (!S)
+      return S.takeError();
+    if (*S == ReadStatus::End)
+      return Error::success();
+    R3_TRY(handle(F));
+  }
+}
+} // namespace
+
+Error runReplayServer(int In, int Out) { return Server(In, Out).serve(); }
+
+} // namespace r3

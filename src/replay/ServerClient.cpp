@@ -1,0 +1,270 @@
+// The replay client: a server child per capture, spawned (never forked from a
+// process that may hold LLVM or CUDA state), restarted lazily after a
+// candidate kills it. Deadlines are enforced here with poll(), so a candidate
+// that loops forever costs its budget and no more.
+#include "replay/ServerClient.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace r3 {
+
+namespace {
+ServerClock::time_point after(double Seconds) {
+  return ServerClock::now() +
+         std::chrono::duration_cast<ServerClock::duration>(
+             std::chrono::duration<double>(Seconds));
+}
+
+std::string seconds(double S) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%g s", S);
+  return Buf;
+}
+
+Expected<std::string> makeScratchDir() {
+  const char *Tmp = std::getenv("TMPDIR");
+  std::string Pattern =
+      std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/r3-replay-XXXXXX";
+  if (!::mkdtemp(Pattern.data()))
+    return errnoError("creating the replay scratch directory " + Pattern);
+  return Pattern;
+}
+
+/// Waits for Pid to end and returns its wait status.
+int reap(pid_t Pid) {
+  int Status = 0;
+  while (::waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
+  }
+  return Status;
+}
+
+void closeFd(int &Fd) {
+  if (Fd >= 0)
+    ::close(Fd);
+  Fd = -1;
+}
+} // namespace
+
+std::string signalName(int Signal) {
+  if (const char *Abbrev = ::sigabbrev_np(Signal))
+    return std::string("SIG") + Abbrev;
+  return "signal " + std::to_string(Signal);
+}
+
+double runBudgetSeconds(const Candidate &C) {
+  double Runs = (1.0 + C.Warmup + C.Repetitions) *
+                std::max<size_t>(C.Launches.size(), 1);
+  return Runs * C.TimeoutSeconds;
+}
+
+Expected<std::unique_ptr<ServerClient>>
+ServerClient::create(ServerOptions Options) {
+  std::signal(SIGPIPE, SIG_IGN);
+  std::unique_ptr<ServerClient> C(new ServerClient(std::move(Options)));
+  if (C->Options.ScratchDir.empty()) {
+    R3_TRY(moveInto(makeScratchDir(), C->OwnScratch));
+    C->Options.ScratchDir = C->OwnScratch;
+  }
+  R3_TRY(C->start());
+  return C;
+}
+
+ServerClient::~ServerClient() {
+  stop();
+  if (!OwnScratch.empty()) {
+    std::error_code EC;
+    std::filesystem::remove_all(OwnScratch, EC);
+  }
+}
+
+void ServerClient::stop() {
+  closeFd(ToServer);
+  closeFd(FromServer);
+  if (Pid > 0) {
+    // With its input closed a healthy server exits by itself; one that is
+    // busy or hung does not, and is not worth waiting for.
+    ::kill(Pid, SIGKILL);
+    reap(Pid);
+  }
+  Pid = -1;
+}
+
+Error ServerClient::start() {
+  int In[2], Out[2];
+  if (::pipe2(In, O_CLOEXEC) != 0)
+    return errnoError("replay server: pipe");
+  if (::pipe2(Out, O_CLOEXEC) != 0) {
+    ::close(In[0]);
+    ::close(In[1]);
+    return errnoError("replay server: pipe");
+  }
+  // The child's ends, renumbered above every descriptor involved so that the
+  // two dup2 actions cannot overwrite each other; dup2 clears close-on-exec.
+  int ChildIn = std::max({In[0], In[1], Out[0], Out[1]}) + 1;
+  int ChildOut = ChildIn + 1;
+  posix_spawn_file_actions_t Actions;
+  posix_spawn_file_actions_init(&Actions);
+  posix_spawn_file_actions_adddup2(&Actions, In[0], ChildIn);
+  posix_spawn_file_actions_adddup2(&Actions, Out[1], ChildOut);
+  // What a candidate prints must not mix with r3's own output.
+  posix_spawn_file_actions_adddup2(&Actions, STDERR_FILENO, STDOUT_FILENO);
+  std::vector<std::string> Words = Options.Command;
+  if (Words.empty())
+    Words = {"/proc/self/exe", "__replay-server"};
+  Words.push_back(std::to_string(ChildIn));
+  Words.push_back(std::to_string(ChildOut));
+  std::vector<char *> Argv;
+  for (std::string &W : Words)
+    Argv.push_back(W.data());
+  Argv.push_back(nullptr);
+  int Rc = ::posix_spawn(&Pid, Argv[0], &Actions, nullptr, Argv.data(),
+                         environ);
+  posix_spawn_file_actions_destroy(&Actions);
+  ::close(In[0]);
+  ::close(Out[1]);
+  ToServer = In[1];
+  FromServer = Out[0];
+  if (Rc != 0) {
+    Pid = -1;
+    stop();
+    return makeError("replay server: cannot start ", Words[0], ": ",
+                     std::strerror(Rc));
+  }
+  ++Starts;
+  OpenMsg Open{Options.CapturePath, Options.ScratchDir,
+               Options.AddressSpaceBytes,
+               Options.OpenTimeoutSeconds + Options.CompileTimeoutSeconds};
+  if (Error E = sendFrame(ToServer, ServerFrame::Open, encode(Open))) {
+    stop();
+    return E;
+  }
+  ServerFrameData F;
+  auto S = readFrame(FromServer, after(Options.OpenTimeoutSeconds), F);
+  if (S && *S == ReadStatus::Frame && F.Kind == ServerFrame::Opened) {
+    auto O = decodeOpened(F.Meta);
+    if (!O) {
+      stop();
+      return O.takeError();
+    }
+    Opened = *O;
+    return Error::success();
+  }
+  Error Why = Error::make("replay server: no answer to open");
+  if (!S)
+    Why = S.takeError();
+  else if (*S == ReadStatus::TimedOut)
+    Why = makeError("replay server: opening the capture took longer than ",
+                    seconds(Options.OpenTimeoutSeconds));
+  else if (*S == ReadStatus::Frame && F.Kind == ServerFrame::Error) {
+    auto M = decodeError(F.Meta);
+    Why = M ? Error::make(*M) : M.takeError();
+  } else if (*S == ReadStatus::End) {
+    closeFd(ToServer);
+    int Status = reap(Pid);
+    Pid = -1;
+    Why = WIFSIGNALED(Status)
+              ? makeError("replay server: died of ",
+                          signalName(WTERMSIG(Status)),
+                          " before opening the capture")
+              : makeError("replay server: exited with status ",
+                          WEXITSTATUS(Status), " before opening the capture");
+  }
+  stop();
+  return Why;
+}
+
+CandidateResult ServerClient::deathResult(FailureKind IfKilled,
+                                          double CompileMs,
+                                          const std::string &Phase) {
+  bool KilledByUs = IfKilled == FailureKind::Timeout;
+  if (KilledByUs)
+    ::kill(Pid, SIGKILL);
+  closeFd(ToServer);
+  closeFd(FromServer);
+  int Status = reap(Pid);
+  Pid = -1;
+  CandidateResult R;
+  R.CompileMs = CompileMs;
+  R.Sandbox = Opened.Sandbox;
+  if (KilledByUs) {
+    R.Failure = FailureKind::Timeout;
+    R.Message = "timeout: " + Phase;
+  } else if (WIFSIGNALED(Status) && WTERMSIG(Status) == SIGXCPU) {
+    R.Failure = FailureKind::Timeout;
+    R.Message = "timeout: the server ran out of its CPU time limit " + Phase;
+  } else if (WIFSIGNALED(Status)) {
+    R.Failure = FailureKind::Crashed;
+    R.Message = "crashed: " + signalName(WTERMSIG(Status)) + " " + Phase;
+  } else {
+    R.Failure = FailureKind::Crashed;
+    R.Message = "crashed: the replay server exited with status " +
+                std::to_string(WEXITSTATUS(Status)) + " " + Phase;
+  }
+  return R;
+}
+
+Expected<CandidateResult> ServerClient::awaitResult(const Candidate &C) {
+  auto Deadline = after(Options.CompileTimeoutSeconds);
+  std::string Phase = "while compiling the candidate";
+  std::string Late = "compiling took longer than " +
+                     seconds(Options.CompileTimeoutSeconds);
+  double CompileMs = 0;
+  for (;;) {
+    ServerFrameData F;
+    auto S = readFrame(FromServer, Deadline, F);
+    if (!S) {
+      stop();
+      return S.takeError();
+    }
+    if (*S == ReadStatus::TimedOut)
+      return deathResult(FailureKind::Timeout, CompileMs, Late);
+    if (*S == ReadStatus::End)
+      return deathResult(FailureKind::Crashed, CompileMs, Phase);
+    if (F.Kind == ServerFrame::Result)
+      return decodeResult(F.Meta);
+    if (F.Kind == ServerFrame::Error) {
+      auto M = decodeError(F.Meta);
+      return M ? Error::make(*M) : M.takeError();
+    }
+    if (F.Kind != ServerFrame::Running) {
+      stop();
+      return makeError("replay server protocol: unexpected ",
+                       serverFrameName(F.Kind), " frame during an evaluation");
+    }
+    auto Running = decodeRunning(F.Meta);
+    if (!Running)
+      return Running.takeError();
+    CompileMs = Running->CompileMs;
+    double Budget = runBudgetSeconds(C);
+    Deadline = after(Budget + Options.RunSlackSeconds);
+    Phase = "while running the candidate";
+    Late = "the runs took longer than " + seconds(Budget) + " (" +
+           seconds(C.TimeoutSeconds) + " per run) and were killed";
+  }
+}
+
+Expected<CandidateResult> ServerClient::evaluate(const Candidate &C) {
+  if (Pid < 0)
+    R3_TRY(start());
+  auto Meta = encodeCandidate(C);
+  if (sendFrame(ToServer, ServerFrame::Evaluate, Meta, C.Image)) {
+    // The server died while idle, not of this candidate: start another.
+    stop();
+    R3_TRY(start());
+    R3_TRY(sendFrame(ToServer, ServerFrame::Evaluate, Meta, C.Image));
+  }
+  return awaitResult(C);
+}
+
+} // namespace r3

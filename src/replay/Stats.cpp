@@ -1,0 +1,70 @@
+// Timing statistics. Run times are skewed (a long tail of interrupted runs), so
+// r3 reports the median, not the mean, and a confidence interval of the median
+// that assumes nothing about the distribution: the number of samples below the
+// true median is Binomial(N, 1/2), so the interval between the order
+// statistics X(k) and X(N-k+1) covers the median with probability
+// 1 - 2 P(B <= k-1). k is the largest rank keeping that at least 95% (the
+// classical sign-test interval; see e.g. Conover, Practical Nonparametric
+// Statistics, 3.2, or Le Boudec, Performance Evaluation of Computer and
+// Communication Systems, 2.2.1). Below 6 samples no pair reaches 95%; the
+// interval is then [min, max], the widest there is, and says so by its width.
+#include "replay/Stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace r3 {
+
+namespace {
+/// P(B <= K) for B ~ Binomial(N, 1/2).
+double binomialHalfCdf(size_t N, size_t K) {
+  double Sum = 0;
+  double LogHalfN = static_cast<double>(N) * std::log(0.5);
+  for (size_t I = 0; I <= K && I <= N; ++I) {
+    double LogChoose = std::lgamma(N + 1.0) - std::lgamma(I + 1.0) -
+                       std::lgamma(static_cast<double>(N - I) + 1.0);
+    Sum += std::exp(LogChoose + LogHalfN);
+  }
+  return Sum;
+}
+} // namespace
+
+MedianCiRanks medianCiRanks(size_t N) {
+  if (N < 6)
+    return {N ? 1u : 0u, N};
+  size_t K = 1;
+  // Grow k while the interval (k+1, N-k) still covers at least 95%.
+  while (K + 1 <= N / 2 && 2 * binomialHalfCdf(N, K) <= 0.05)
+    ++K;
+  return {K, N - K + 1};
+}
+
+TimingStats computeStats(std::span<const double> Samples) {
+  TimingStats S;
+  S.Count = Samples.size();
+  if (Samples.empty())
+    return S;
+  std::vector<double> Sorted(Samples.begin(), Samples.end());
+  std::sort(Sorted.begin(), Sorted.end());
+  size_t N = Sorted.size();
+  S.Median = N % 2 ? Sorted[N / 2] : (Sorted[N / 2 - 1] + Sorted[N / 2]) / 2;
+  S.Min = Sorted.front();
+  S.Max = Sorted.back();
+  S.Mean = std::accumulate(Sorted.begin(), Sorted.end(), 0.0) / N;
+  MedianCiRanks R = medianCiRanks(N);
+  S.CiLow = Sorted[R.Lo - 1];
+  S.CiHigh = Sorted[R.Hi - 1];
+  return S;
+}
+
+TimingStats computeStatsMs(std::span<const uint64_t> SamplesNs) {
+  std::vector<double> Ms;
+  Ms.reserve(SamplesNs.size());
+  for (uint64_t Ns : SamplesNs)
+    Ms.push_back(static_cast<double>(Ns) / 1e6);
+  return computeStats(Ms);
+}
+
+} // namespace r3

@@ -1,0 +1,267 @@
+// Verification: does a candidate compute what the recorded launch computed?
+//
+// The rules (the design brief's decision 7: strict by default):
+//  - Every region the original launch changed is an output: it must match the
+//    recorded post-state. By default bitwise. With a tolerance the region is
+//    read as an array of the element type the user names (f32 or f64; bytes
+//    past the last whole element stay bitwise) and each element must be within
+//    it: abs |got - expected| <= X; rel |got - expected| <= X * |expected| (so
+//    a recorded 0 must be met exactly); ulp at most N representable values
+//    apart (+0 and -0 are 0 apart). Equal values (infinities, signed zeros)
+//    always pass. A NaN where the recorded value is a number never passes; a
+//    NaN where a NaN was recorded passes whatever its payload; a number where
+//    a NaN was recorded fails.
+//  - Every region the original did not change must be unchanged, bitwise,
+//    whatever the tolerance: a candidate that scribbles on its inputs is wrong
+//    even when its outputs are right.
+//  - A kernel's return value is an output too: bitwise, or with the tolerance
+//    when it is a float and the user named a float element type.
+//  - Poisoning (poisonOutputs) runs before the verification run: the bytes the
+//    original changed are set to 0xff, so that an output the candidate never
+//    writes cannot pass because the restored pre-state already held the right
+//    value. (Kernels that read their outputs, y += ..., cannot be poisoned:
+//    the replay server decides that per kernel, see PoisonMode::Auto.)
+// Every mismatch is counted; the first few are described precisely enough to
+// find the bug: region, element index, type, both values and the error.
+#include "replay/Verify.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace r3 {
+
+namespace {
+template <typename F> std::string number(F V) {
+  if (std::isnan(V))
+    return "nan";
+  char Buf[64];
+  auto R = std::to_chars(Buf, Buf + sizeof(Buf), V);
+  return std::string(Buf, R.ptr);
+}
+
+std::string hexByte(uint8_t B) {
+  char Buf[8];
+  std::snprintf(Buf, sizeof(Buf), "0x%02x", B);
+  return Buf;
+}
+
+std::string hexValue(uint64_t V) {
+  char Buf[24];
+  std::snprintf(Buf, sizeof(Buf), "0x%" PRIx64, V);
+  return Buf;
+}
+
+template <typename F> struct Traits;
+template <> struct Traits<float> {
+  using Bits = uint32_t;
+  static constexpr const char *Name = "f32";
+};
+template <> struct Traits<double> {
+  using Bits = uint64_t;
+  static constexpr const char *Name = "f64";
+};
+
+/// Bits mapped to integers that order like the floats they encode.
+template <typename F> __int128 ordered(F V) {
+  typename Traits<F>::Bits B;
+  std::memcpy(&B, &V, sizeof(B));
+  using Bits = typename Traits<F>::Bits;
+  constexpr Bits Sign = Bits(1) << (sizeof(Bits) * 8 - 1);
+  if (B & Sign)
+    return -static_cast<__int128>(B & ~Sign);
+  return static_cast<__int128>(B);
+}
+
+/// Why Got is not close enough to Expected, or empty if it is.
+template <typename F>
+std::string elementError(F Expected, F Got, const VerifySettings &S) {
+  if (std::memcmp(&Expected, &Got, sizeof(F)) == 0)
+    return {};
+  if (S.Tolerance == ToleranceKind::Exact)
+    return "not bitwise equal";
+  if (std::isnan(Expected) && std::isnan(Got))
+    return {};
+  if (std::isnan(Got))
+    return "a nan where a number was recorded";
+  if (std::isnan(Expected))
+    return "a number where a nan was recorded";
+  if (Expected == Got)
+    return {};
+  double Diff = std::fabs(static_cast<double>(Got) - Expected);
+  switch (S.Tolerance) {
+  case ToleranceKind::Abs:
+    if (Diff <= S.Value)
+      return {};
+    return "abs error " + number(Diff) + " > " + number(S.Value);
+  case ToleranceKind::Rel: {
+    double Rel = Diff / std::fabs(static_cast<double>(Expected));
+    if (Diff <= S.Value * std::fabs(static_cast<double>(Expected)))
+      return {};
+    return "rel error " + number(Rel) + " > " + number(S.Value);
+  }
+  case ToleranceKind::Ulp: {
+    __int128 D = ordered(Got) - ordered(Expected);
+    if (D < 0)
+      D = -D;
+    if (static_cast<long double>(D) <= S.Value)
+      return {};
+    return (D > UINT64_MAX ? std::string("huge")
+                           : std::to_string(static_cast<uint64_t>(D))) +
+           " ulp > " + number(S.Value);
+  }
+  case ToleranceKind::Exact:
+    break;
+  }
+  return "not bitwise equal";
+}
+} // namespace
+
+std::string regionLabel(const RegionInfo &R, uint32_t Index) {
+  std::string Who = R.Name.empty() ? "region " + std::to_string(Index)
+                                   : "region '" + R.Name + "'";
+  return Who + " (" + regionKindName(R.Kind) + " " + hexValue(R.Base) + " +" +
+         std::to_string(R.Size) + ")";
+}
+
+std::string VerifyReport::message() const {
+  if (passed())
+    return {};
+  std::string M = std::to_string(Mismatches) +
+                  (Mismatches == 1 ? " mismatch in " : " mismatches in ") +
+                  std::to_string(RegionsWrong) +
+                  (RegionsWrong == 1 ? " output: " : " outputs: ");
+  for (size_t I = 0; I < First.size(); ++I)
+    M += (I ? "; " : "") + First[I];
+  if (Mismatches > First.size())
+    M += "; and " + std::to_string(Mismatches - First.size()) + " more";
+  return M;
+}
+
+void Verifier::describe(std::string Text) {
+  ++Report.Mismatches;
+  if (Report.First.size() < MaxDescribed)
+    Report.First.push_back(std::move(Text));
+}
+
+void Verifier::checkBytes(const RegionCheck &R, size_t From) {
+  const char *Note = R.Role == RegionRole::Unchanged
+                         ? " (the original left this region unchanged)"
+                         : "";
+  for (size_t I = From; I < R.Expected.size(); ++I)
+    if (R.Expected[I] != R.Actual[I])
+      describe(R.Label + ": byte " + std::to_string(I) + ": expected " +
+               hexByte(R.Expected[I]) + ", got " + hexByte(R.Actual[I]) + Note);
+}
+
+template <typename F> void Verifier::checkElements(const RegionCheck &R) {
+  size_t N = R.Expected.size() / sizeof(F);
+  for (size_t I = 0; I < N; ++I) {
+    F E, G;
+    std::memcpy(&E, R.Expected.data() + I * sizeof(F), sizeof(F));
+    std::memcpy(&G, R.Actual.data() + I * sizeof(F), sizeof(F));
+    std::string Why = elementError(E, G, Settings);
+    if (!Why.empty())
+      describe(R.Label + ": element " + std::to_string(I) + " (" +
+               Traits<F>::Name + "): expected " + number(E) + ", got " +
+               number(G) + " (" + Why + ")");
+  }
+  checkBytes(R, N * sizeof(F));
+}
+
+void Verifier::checkRegion(const RegionCheck &R) {
+  uint64_t Before = Report.Mismatches;
+  if (R.Expected.size() != R.Actual.size()) {
+    describe(R.Label + ": expected " + std::to_string(R.Expected.size()) +
+             " bytes, got " + std::to_string(R.Actual.size()));
+  } else if (std::memcmp(R.Expected.data(), R.Actual.data(),
+                         R.Expected.size()) == 0) {
+    return;
+  } else if (R.Role == RegionRole::Unchanged ||
+             Settings.Type == ElementType::Bytes) {
+    checkBytes(R, 0);
+  } else if (Settings.Type == ElementType::F32) {
+    checkElements<float>(R);
+  } else {
+    checkElements<double>(R);
+  }
+  if (Report.Mismatches != Before)
+    ++Report.RegionsWrong;
+}
+
+void Verifier::checkReturn(ValueType T, unsigned Size, uint64_t Expected,
+                           uint64_t Actual) {
+  uint64_t Mask = Size >= 8 ? ~0ull : (1ull << (8 * Size)) - 1;
+  Expected &= Mask;
+  Actual &= Mask;
+  std::string Why;
+  std::string What = "return value";
+  if (T == ValueType::F32 && Settings.Type != ElementType::Bytes) {
+    float E, G;
+    uint32_t EB = static_cast<uint32_t>(Expected),
+             GB = static_cast<uint32_t>(Actual);
+    std::memcpy(&E, &EB, 4);
+    std::memcpy(&G, &GB, 4);
+    Why = elementError(E, G, Settings);
+    What += " (f32): expected " + number(E) + ", got " + number(G);
+  } else if (T == ValueType::F64 && Settings.Type != ElementType::Bytes) {
+    double E, G;
+    std::memcpy(&E, &Expected, 8);
+    std::memcpy(&G, &Actual, 8);
+    Why = elementError(E, G, Settings);
+    What += " (f64): expected " + number(E) + ", got " + number(G);
+  } else if (Expected != Actual) {
+    Why = "not bitwise equal";
+    What += ": expected " + hexValue(Expected) + ", got " + hexValue(Actual);
+  }
+  if (Why.empty())
+    return;
+  describe(What + " (" + Why + ")");
+  ++Report.RegionsWrong;
+}
+
+void poisonOutputs(std::span<uint8_t> Live, std::span<const uint8_t> Pre,
+                   std::span<const uint8_t> Post) {
+  size_t N = std::min({Live.size(), Pre.size(), Post.size()});
+  for (size_t I = 0; I < N; ++I)
+    if (Pre[I] != Post[I])
+      Live[I] = 0xff;
+}
+
+Error parseTolerance(const std::string &Text, VerifySettings &S) {
+  if (Text == "exact") {
+    S.Tolerance = ToleranceKind::Exact;
+    S.Value = 0;
+    return Error::success();
+  }
+  auto Colon = Text.find(':');
+  std::string Kind = Text.substr(0, Colon);
+  std::string Value = Colon == std::string::npos ? "" : Text.substr(Colon + 1);
+  const char *Expect =
+      "expected exact, abs:X, rel:X or ulp:N (X a non-negative number, N a "
+      "non-negative integer)";
+  ToleranceKind K;
+  if (Kind == "abs")
+    K = ToleranceKind::Abs;
+  else if (Kind == "rel")
+    K = ToleranceKind::Rel;
+  else if (Kind == "ulp")
+    K = ToleranceKind::Ulp;
+  else
+    return makeError("tolerance '", Text, "': ", Expect);
+  double V = 0;
+  auto R = std::from_chars(Value.data(), Value.data() + Value.size(), V);
+  bool Bad = Value.empty() || R.ec != std::errc() ||
+             R.ptr != Value.data() + Value.size() || !(V >= 0) ||
+             std::isinf(V) || (K == ToleranceKind::Ulp && V != std::floor(V));
+  if (Bad)
+    return makeError("tolerance '", Text, "': ", Expect);
+  S.Tolerance = K;
+  S.Value = V;
+  return Error::success();
+}
+
+} // namespace r3
