@@ -10,19 +10,30 @@
 // at replay they resolve to the recorded regions' addresses. Internal ones are
 // renamed "__r3_internal.<name>" so that the name is stable and cannot clash.
 // Clang's -O0 attributes (optnone, noinline) are dropped, so that a replay
-// pipeline decides the optimization.
+// pipeline decides the optimization. The module flag "r3.opt-level" (i32)
+// records the -O level the application was compiled with, so that a replay's
+// default pipeline is default<O{that}>.
+//
+// Kernel signatures are restricted to what fits the argument slots of
+// HostAbi.h: integers of at most 64 bits, float, double and pointers, passed
+// as such (no byval, inalloca, preallocated or sret).
 #pragma once
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace llvm {
+class DataLayout;
+class Function;
 class GlobalVariable;
 class Module;
+class Type;
 } // namespace llvm
 
 namespace r3 {
@@ -41,9 +52,32 @@ struct ExtractedKernel {
 
 /// Extracts the function named Kernel from M (M is not changed). Errors say
 /// why the kernel cannot be recorded: not defined, variadic, a by-value
-/// aggregate parameter, a thread-local global.
-llvm::Expected<ExtractedKernel> extractKernel(const llvm::Module &M,
-                                              llvm::StringRef Kernel);
+/// aggregate parameter, a parameter or return type that does not fit a slot,
+/// a thread-local global; each reads "kernel 'K' cannot be recorded: ...".
+/// OptLevel (0-3) becomes the module flag "r3.opt-level"; without it, M's own
+/// "r3.opt-level" flag is kept if it has one, else 0 when the kernel is
+/// optnone (clang -O0) and 2 otherwise.
+llvm::Expected<ExtractedKernel>
+extractKernel(const llvm::Module &M, llvm::StringRef Kernel,
+              std::optional<unsigned> OptLevel = std::nullopt);
+
+/// How a value travels in an argument slot (the R3_HOST_PARAM_* values).
+enum class SlotKind : uint32_t { Pointer = 1, Integer = 2, Float = 3 };
+
+struct SlotType {
+  SlotKind Kind;
+  uint32_t Size; ///< bytes of the value (8 for a pointer, 4 for a float)
+};
+
+/// The slot encoding of values of type T, or nothing when T does not fit one
+/// (an aggregate, a vector, an integer wider than 64 bits, half, fp128).
+std::optional<SlotType> slotType(const llvm::Type &T,
+                                 const llvm::DataLayout &DL);
+
+/// The name of F's parameter I (0-based) in the source: the IR argument's
+/// name, else the debug info's, else "arg<I+1>" (matching the 1-based
+/// position that messages use).
+std::string parameterName(const llvm::Function &F, unsigned I);
 
 /// The name an internal global gets in an extracted module.
 std::string extractedGlobalName(const llvm::GlobalVariable &G);
