@@ -42,12 +42,20 @@ public:
   /// module's external global declarations to their addresses; any other
   /// undefined symbol resolves in this process (libc, libm) or is an error
   /// naming it. Each call compiles into a fresh JITDylib; earlier entries stay
-  /// valid.
+  /// valid until released.
   Expected<HostEntry> compile(std::span<const uint8_t> Bitcode,
                               const std::string &Kernel,
                               const std::map<std::string, uint64_t> &Globals,
                               const HostCompileOptions &Options,
                               HostCompileReport &Report);
+
+  /// Frees the code of a compiled candidate (its JITDylib). Entry must come
+  /// from compile() of this HostJit and must not be called afterwards; an
+  /// unknown entry is an error.
+  Error release(HostEntry Entry);
+
+  /// How many compiled candidates are held (compiled and not released).
+  size_t liveCandidates() const;
 
   struct Impl;
 
@@ -57,8 +65,14 @@ private:
 };
 
 /// Checks a pipeline string without running it; the error is LLVM's own
-/// message ("unknown pass name 'foo'").
+/// message with the text: `pipeline 'function(foo)': unknown function pass
+/// 'foo'`.
 Error checkPipeline(const std::string &Pipeline);
+
+/// The -O level (0-3) the application was compiled with, from the module flag
+/// "r3.opt-level" that extraction sets; 2 when the module has none. Replay's
+/// default pipeline is default<O{this}>.
+Expected<int> recordedOptLevel(std::span<const uint8_t> Bitcode);
 
 /// Compiles a C or C++ source file (language from its extension) with clang-19
 /// to unoptimized LLVM IR (-O2 -Xclang -disable-llvm-passes, so that the
