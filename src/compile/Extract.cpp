@@ -55,8 +55,7 @@ const char *const SlotTypes =
 /// The parameter attribute that passes an aggregate in memory, if any.
 std::optional<StringRef> inMemoryAttribute(const Function &F, unsigned I) {
   static const Attribute::AttrKind Kinds[] = {
-      Attribute::ByVal, Attribute::InAlloca, Attribute::Preallocated,
-      Attribute::StructRet};
+      Attribute::ByVal, Attribute::InAlloca, Attribute::Preallocated};
   for (Attribute::AttrKind K : Kinds)
     if (F.hasParamAttribute(I, K))
       return Attribute::getNameFromAttrKind(K);
@@ -64,6 +63,10 @@ std::optional<StringRef> inMemoryAttribute(const Function &F, unsigned I) {
 }
 
 Error checkParam(const Function &F, unsigned I) {
+  if (F.hasParamAttribute(I, Attribute::StructRet))
+    return refusal(F.getName(), "it returns an aggregate in memory (sret); "
+                                "return it through a pointer parameter "
+                                "instead");
   if (auto Attr = inMemoryAttribute(F, I))
     return refusal(F.getName(), describeParam(F, I) +
                                     " is an aggregate passed in memory (" +

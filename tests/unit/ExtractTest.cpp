@@ -269,8 +269,8 @@ TEST_CASE("kernels that do not fit the argument slots are refused",
   CHECK(refusal("%S = type { [4 x double] }\n"
                 "define void @k(ptr sret(%S) %0, i32 %n) {\n  ret void\n}\n",
                 "k") ==
-        "kernel 'k' cannot be recorded: parameter 1 ('arg1') is an aggregate "
-        "passed in memory (sret); pass a pointer to it instead");
+        "kernel 'k' cannot be recorded: it returns an aggregate in memory "
+        "(sret); return it through a pointer parameter instead");
   CHECK(refusal("%S = type { i32 }\n"
                 "define void @k(i32 %a, ptr inalloca(%S) %b) {\n"
                 "  ret void\n}\n",

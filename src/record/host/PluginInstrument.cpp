@@ -149,6 +149,8 @@ Function *moveBody(Function &F) {
   Body->setLinkage(GlobalValue::InternalLinkage);
   Body->setVisibility(GlobalValue::DefaultVisibility);
   Body->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+  // In F's comdat, if any, so that it goes where F's other copies go.
+  Body->setComdat(F.getComdat());
   Body->setPrefixData(nullptr);
   Body->setPrologueData(nullptr);
   Body->splice(Body->begin(), &F);
