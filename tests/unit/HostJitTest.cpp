@@ -378,3 +378,19 @@ TEST_CASE("R3_CLANG chooses the clang that compileHostSource runs") {
   CHECK(R.error().message() ==
         "running '/nonexistent/clang': No such file or directory");
 }
+
+TEST_CASE("a weak reference the process does not define resolves to null") {
+  auto J = makeJit();
+  auto Bitcode = bitcodeOfText("@r3_test_absent = extern_weak global i32\n"
+                               "define i1 @present() {\n"
+                               " %c = icmp ne ptr @r3_test_absent, null\n"
+                               " ret i1 %c\n}\n");
+  uint64_t Args[1] = {};
+  CHECK(compileOk(*J, Bitcode, "present", {"default<O0>", 0})(Args) == 0);
+}
+
+TEST_CASE("an empty pipeline is refused with LLVM's message") {
+  Error E = checkPipeline("");
+  REQUIRE(E);
+  CHECK(E.message() == "pipeline '': unknown pass name ''");
+}

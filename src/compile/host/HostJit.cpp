@@ -160,8 +160,9 @@ r3::Error runPipeline(Module &M, const std::string &Pipeline,
 r3::Error checkProcessSymbols(const Module &M,
                               const std::map<std::string, uint64_t> &Globals) {
   for (const GlobalValue &G : M.global_values()) {
-    if (!G.isDeclaration() || G.use_empty() || Globals.count(G.getName().str()))
-      continue;
+    if (!G.isDeclaration() || G.use_empty() || G.hasExternalWeakLinkage() ||
+        Globals.count(G.getName().str()))
+      continue; // weak references may stay unresolved (null)
     if (auto *F = dyn_cast<Function>(&G); F && F->isIntrinsic())
       continue;
     std::string Name = G.getName().str();
@@ -195,11 +196,13 @@ void prepareTarget(Module &M, const DataLayout &DL, const Triple &T) {
 } // namespace
 
 struct HostJit::Impl {
+  /// The last error ORC reported out of band. Declared first, so that it
+  /// outlives the JIT, which may report while it shuts down.
+  std::string Reported;
   std::unique_ptr<orc::LLJIT> J;
   std::unique_ptr<TargetMachine> PipelineTM; ///< TTI for the pipeline
   std::map<uint64_t, orc::JITDylib *> Live;  ///< entry → its JITDylib
   uint64_t Compiled = 0;
-  std::string Reported; ///< the last error ORC reported out of band
 
   Expected<std::unique_ptr<Module>> optimize(std::unique_ptr<Module> M,
                                              const std::string &Kernel,
