@@ -28,10 +28,10 @@ Expected<fs::path> pkgLibDir() {
   std::error_code EC;
   fs::path Exe = fs::read_symlink("/proc/self/exe", EC);
   if (EC)
-    return makeError("cannot find the r3 executable (/proc/self/exe: ",
-                     EC.message(), ")");
-  fs::path Dir = fs::weakly_canonical(Exe.parent_path() / ".." / "lib" / "r3",
-                                      EC);
+    return makeError(
+        "cannot find the r3 executable (/proc/self/exe: ", EC.message(), ")");
+  fs::path Dir =
+      fs::weakly_canonical(Exe.parent_path() / ".." / "lib" / "r3", EC);
   if (EC)
     return makeError("cannot resolve r3's library directory beside ",
                      Exe.string(), ": ", EC.message());
@@ -134,12 +134,15 @@ CommandSpec hostFlagsCommand() {
       "  clang-19 app.o -o app $(r3 host-flags --libs)\n"
       "The compile flags load r3's pass plugin into clang-19. It instruments\n"
       "every defined function whose mangled or demangled name contains a\n"
-      "match of a --kernel ECMAScript regular expression (the option repeats),\n"
+      "match of a --kernel ECMAScript regular expression (the option "
+      "repeats),\n"
       "and, with or without --kernel, every function declared with\n"
       "__attribute__((annotate(\"r3_kernel\"))). A pattern may hold no\n"
-      "whitespace or quotes, since $(...) splits words: write \\s for a space.\n"
+      "whitespace or quotes, since $(...) splits words: write \\s for a "
+      "space.\n"
       "The link flags add r3's host runtime (libr3-host-rt.so), which\n"
-      "`r3 record --backend host` talks to. Both files live in <prefix>/lib/r3\n"
+      "`r3 record --backend host` talks to. Both files live in "
+      "<prefix>/lib/r3\n"
       "beside <prefix>/bin/r3.",
       {{"--kernel", "", Arity::Value, "REGEX", "the functions to instrument"},
        {"--libs", "", Arity::Flag, "", "print the link flags instead"}},

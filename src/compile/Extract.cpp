@@ -33,8 +33,8 @@ namespace {
 
 Error refusal(StringRef Kernel, const Twine &Why) {
   return createStringError(inconvertibleErrorCode(),
-                           "kernel '" + Kernel + "' cannot be recorded: " +
-                               Why);
+                           "kernel '" + Kernel +
+                               "' cannot be recorded: " + Why);
 }
 
 std::string describeParam(const Function &F, unsigned I) {
@@ -267,9 +267,8 @@ Expected<const Function *> findKernel(const Module &M, StringRef Kernel) {
 
 std::optional<SlotType> slotType(const Type &T, const DataLayout &DL) {
   if (T.isPointerTy())
-    return SlotType{SlotKind::Pointer,
-                    static_cast<uint32_t>(DL.getPointerSize(
-                        T.getPointerAddressSpace()))};
+    return SlotType{SlotKind::Pointer, static_cast<uint32_t>(DL.getPointerSize(
+                                           T.getPointerAddressSpace()))};
   if (T.isIntegerTy() && T.getIntegerBitWidth() <= 64)
     return SlotType{SlotKind::Integer, (T.getIntegerBitWidth() + 7) / 8};
   if (T.isFloatTy())
@@ -341,6 +340,9 @@ Expected<ExtractedKernel> extractKernel(const Module &M, StringRef Kernel,
   for (GlobalVariable &V : New->globals())
     V.setComdat(nullptr);
   eraseUnusedDeclarations(*New);
+  // Top-level asm belongs to the unit; at replay it would define its symbols
+  // a second time.
+  New->setModuleInlineAsm("");
   for (const GlobalVariable &V : M.globals()) {
     if (!R.reached().contains(&V) || Reachability::copiesInitializer(V))
       continue;
@@ -348,10 +350,10 @@ Expected<ExtractedKernel> extractKernel(const Module &M, StringRef Kernel,
         {cast<GlobalVariable>(VMap[&V])->getName().str(), &V,
          M.getDataLayout().getTypeAllocSize(V.getValueType()).getFixedValue()});
   }
-  New->setModuleFlag(Module::Warning, "r3.opt-level",
-                     ConstantInt::get(Type::getInt32Ty(New->getContext()),
-                                      OptLevel.value_or(
-                                          defaultOptLevel(M, **F))));
+  New->setModuleFlag(
+      Module::Warning, "r3.opt-level",
+      ConstantInt::get(Type::getInt32Ty(New->getContext()),
+                       OptLevel.value_or(defaultOptLevel(M, **F))));
   if (Error E = verify(*New, Kernel))
     return E;
   Out.Module = std::move(New);

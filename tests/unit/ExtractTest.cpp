@@ -9,6 +9,7 @@
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalAlias.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -108,8 +109,7 @@ define void @unrelated() {
 
 } // namespace
 
-TEST_CASE("extraction copies the kernel and what it reaches",
-          "[extract]") {
+TEST_CASE("extraction copies the kernel and what it reaches", "[extract]") {
   LLVMContext Ctx;
   auto M = parse(Ctx, CallGraph);
   std::string Before = print(*M);
@@ -229,8 +229,8 @@ attributes #1 = { noinline nounwind }
     CHECK(F->getFnAttribute("target-cpu").getValueAsString() == "x86-64");
     CHECK(F->getFnAttribute("target-features").getValueAsString() == "+sse2");
   }
-  CHECK(X.Module->getFunction("user_noinline")->hasFnAttribute(
-      Attribute::NoInline));
+  CHECK(X.Module->getFunction("user_noinline")
+            ->hasFnAttribute(Attribute::NoInline));
   CHECK(optLevelFlag(*X.Module) == 0); // the kernel was optnone
 }
 
@@ -351,4 +351,30 @@ define void @k(ptr %named, i32 %0, double %1) !dbg !5 {
   // The extracted module keeps the debug info and passes the verifier.
   ExtractedKernel X = extract(*M, "k");
   CHECK(X.Module->getFunction("k")->getSubprogram());
+}
+
+TEST_CASE("aliases are followed, top-level asm is dropped", "[extract]") {
+  LLVMContext Ctx;
+  auto M = parse(Ctx, R"(
+module asm ".globl app_symbol"
+define internal void @ctor_base(ptr %this) {
+  store i32 1, ptr %this
+  ret void
+}
+@ctor_complete = internal alias void (ptr), ptr @ctor_base
+define void @kernel(ptr %p) {
+  call void @ctor_complete(ptr %p)
+  ret void
+}
+)");
+  ExtractedKernel X = extract(*M, "kernel");
+  Module &E = *X.Module;
+  GlobalAlias *A = E.getNamedAlias("ctor_complete");
+  REQUIRE(A);
+  CHECK(A->hasInternalLinkage());
+  Function *Base = E.getFunction("ctor_base");
+  REQUIRE(Base);
+  CHECK_FALSE(Base->isDeclaration());
+  CHECK(A->getAliasee() == Base);
+  CHECK(E.getModuleInlineAsm().empty());
 }

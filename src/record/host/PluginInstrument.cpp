@@ -33,8 +33,8 @@ struct AbiTypes {
     Global = StructType::create(Ctx, {Ptr, Ptr, I64}, "r3_host_global");
     Kernel = StructType::create(
         Ctx, {Ptr, Ptr, I64, I32, Ptr, I32, Ptr, I32, I64}, "r3_host_kernel");
-    Unit = StructType::create(Ctx, {I32, Ptr, I32, Ptr, I32, Ptr},
-                              "r3_host_unit");
+    Unit =
+        StructType::create(Ctx, {I32, Ptr, I32, Ptr, I32, Ptr}, "r3_host_unit");
   }
   LLVMContext &Ctx;
   IntegerType *I32, *I64;
@@ -70,8 +70,8 @@ uint64_t allocSize(const Module &M, const GlobalVariable &G) {
 
 Constant *globalEntry(const AbiTypes &T, Module &M, StringRef Name,
                       GlobalVariable &Address, uint64_t Size) {
-  return ConstantStruct::get(T.Global, {cString(M, Name), &Address,
-                                        ConstantInt::get(T.I64, Size)});
+  return ConstantStruct::get(
+      T.Global, {cString(M, Name), &Address, ConstantInt::get(T.I64, Size)});
 }
 
 Constant *paramArray(const AbiTypes &T, Module &M, const Function &F) {
@@ -80,9 +80,9 @@ Constant *paramArray(const AbiTypes &T, Module &M, const Function &F) {
     // extractKernel accepted the signature, so every type has a slot.
     SlotType S = *slotType(*F.getArg(I)->getType(), M.getDataLayout());
     Params.push_back(ConstantStruct::get(
-        T.Param, {ConstantInt::get(T.I32, static_cast<uint32_t>(S.Kind)),
-                  ConstantInt::get(T.I32, S.Size),
-                  cString(M, parameterName(F, I))}));
+        T.Param,
+        {ConstantInt::get(T.I32, static_cast<uint32_t>(S.Kind)),
+         ConstantInt::get(T.I32, S.Size), cString(M, parameterName(F, I))}));
   }
   return arrayOrNull(M, T.Param, Params, "__r3.params." + F.getName());
 }
@@ -93,9 +93,8 @@ Constant *kernelGlobals(const AbiTypes &T, Module &M,
   for (const ExtractedGlobal &G : K.Globals)
     // The descriptor takes the address of the module's own global, which
     // extractKernel only looked at.
-    Entries.push_back(globalEntry(T, M, G.Name,
-                                  const_cast<GlobalVariable &>(*G.Original),
-                                  G.Size));
+    Entries.push_back(globalEntry(
+        T, M, G.Name, const_cast<GlobalVariable &>(*G.Original), G.Size));
   return arrayOrNull(M, T.Global, Entries, "__r3.globals." + K.F->getName());
 }
 
@@ -142,9 +141,9 @@ Value *toSlot(IRBuilder<> &B, Value *V) {
 /// Moves F's body, with its debug info and personality, into a new internal
 /// function; F is left a declaration with every use still pointing at it.
 Function *moveBody(Function &F) {
-  Function *Body =
-      Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage,
-                       F.getAddressSpace(), F.getName() + ".r3.body", F.getParent());
+  Function *Body = Function::Create(
+      F.getFunctionType(), GlobalValue::InternalLinkage, F.getAddressSpace(),
+      F.getName() + ".r3.body", F.getParent());
   Body->copyAttributesFrom(&F);
   Body->setLinkage(GlobalValue::InternalLinkage);
   Body->setVisibility(GlobalValue::DefaultVisibility);
@@ -172,12 +171,23 @@ struct Hooks {
 };
 
 Hooks declareHooks(const AbiTypes &T, Module &M) {
-  AttributeList NoUnwind = AttributeList().addFnAttribute(
-      M.getContext(), Attribute::NoUnwind);
-  return {M.getOrInsertFunction("__r3_host_enter", NoUnwind, T.Ptr, T.Ptr,
-                                T.Ptr),
-          M.getOrInsertFunction("__r3_host_exit", NoUnwind,
-                                Type::getVoidTy(T.Ctx), T.Ptr, T.Ptr, T.Ptr)};
+  AttributeList NoUnwind =
+      AttributeList().addFnAttribute(M.getContext(), Attribute::NoUnwind);
+  return {
+      M.getOrInsertFunction("__r3_host_enter", NoUnwind, T.Ptr, T.Ptr, T.Ptr),
+      M.getOrInsertFunction("__r3_host_exit", NoUnwind, Type::getVoidTy(T.Ctx),
+                            T.Ptr, T.Ptr, T.Ptr)};
+}
+
+/// F's return and parameter attributes, for a call of F: the ABI ones
+/// (signext, zeroext, inreg, ...) must match the callee's.
+AttributeList callSiteAttributes(const Function &F) {
+  AttributeList A = F.getAttributes();
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned I = 0; I < F.arg_size(); ++I)
+    Params.push_back(A.getParamAttrs(I));
+  return AttributeList::get(F.getContext(), AttributeSet(), A.getRetAttrs(),
+                            Params);
 }
 
 void buildWrapper(Function &F, Function &Body, GlobalVariable &Descriptor,
@@ -191,14 +201,16 @@ void buildWrapper(Function &F, Function &Body, GlobalVariable &Descriptor,
                         : B.CreateAlloca(B.getInt64Ty(), nullptr, "r3.ret");
   std::vector<Value *> Args;
   for (Argument &A : F.args()) {
-    B.CreateStore(toSlot(B, &A),
-                  B.CreateConstInBoundsGEP2_32(SlotsTy, Slots, 0, A.getArgNo()));
+    B.CreateStore(toSlot(B, &A), B.CreateConstInBoundsGEP2_32(SlotsTy, Slots, 0,
+                                                              A.getArgNo()));
     Args.push_back(&A);
   }
   Value *Token = B.CreateCall(H.Enter, {&Descriptor, Slots}, "r3.token");
   CallInst *Call = B.CreateCall(&Body, Args);
   Call->setCallingConv(Body.getCallingConv());
-  Value *RetSlot = ConstantPointerNull::get(PointerType::get(F.getContext(), 0));
+  Call->setAttributes(callSiteAttributes(Body));
+  Value *RetSlot =
+      ConstantPointerNull::get(PointerType::get(F.getContext(), 0));
   if (Ret) {
     B.CreateStore(toSlot(B, Call), Ret);
     RetSlot = Ret;
@@ -226,8 +238,8 @@ Constant *unitGlobals(const AbiTypes &T, Module &M) {
   std::vector<Constant *> Entries;
   for (GlobalVariable *G : Listed)
     Entries.push_back(globalEntry(
-        T, M, G->hasLocalLinkage() ? extractedGlobalName(*G) : G->getName(),
-        *G, allocSize(M, *G)));
+        T, M, G->hasLocalLinkage() ? extractedGlobalName(*G) : G->getName(), *G,
+        allocSize(M, *G)));
   return arrayOrNull(M, T.Global, Entries, "__r3.unit_globals");
 }
 
@@ -240,15 +252,15 @@ void registerUnit(const AbiTypes &T, Module &M,
     NumGlobals = cast<ArrayType>(G->getValueType())->getNumElements();
   GlobalVariable *Unit = privateConstant(
       M,
-      ConstantStruct::get(
-          T.Unit, {ConstantInt::get(T.I32, R3_HOST_ABI_VERSION),
-                   cString(M, M.getSourceFileName()),
-                   ConstantInt::get(T.I32, Descriptors.size()), Kernels,
-                   ConstantInt::get(T.I32, NumGlobals), Globals}),
+      ConstantStruct::get(T.Unit,
+                          {ConstantInt::get(T.I32, R3_HOST_ABI_VERSION),
+                           cString(M, M.getSourceFileName()),
+                           ConstantInt::get(T.I32, Descriptors.size()), Kernels,
+                           ConstantInt::get(T.I32, NumGlobals), Globals}),
       UnitName);
-  Function *Ctor = Function::Create(
-      FunctionType::get(Type::getVoidTy(T.Ctx), false),
-      GlobalValue::InternalLinkage, "__r3.register_unit", M);
+  Function *Ctor =
+      Function::Create(FunctionType::get(Type::getVoidTy(T.Ctx), false),
+                       GlobalValue::InternalLinkage, "__r3.register_unit", M);
   IRBuilder<> B(BasicBlock::Create(T.Ctx, "entry", Ctor));
   B.CreateCall(M.getOrInsertFunction("__r3_host_register_unit",
                                      Type::getVoidTy(T.Ctx), T.Ptr),

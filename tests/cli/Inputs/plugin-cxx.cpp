@@ -44,8 +44,8 @@ int main() {
   double v[2] = {1, 2};
   ns::scale(v, 2, 3.0);
   float f[3] = {1, 2, 3};
-  std::printf("app: v = %g %g, sum = %g, guarded = %d %d, counter = %d\n",
-              v[0], v[1], ns::sum(f, 3), ns::guarded(4), ns::guarded(-4),
+  std::printf("app: v = %g %g, sum = %g, guarded = %d %d, counter = %d\n", v[0],
+              v[1], ns::sum(f, 3), ns::guarded(4), ns::guarded(-4),
               ns::Grid::counter);
   return 0;
 }

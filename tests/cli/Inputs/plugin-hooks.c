@@ -37,12 +37,12 @@ static void writeBitcode(const r3_host_kernel *K) {
 }
 
 static void printKernel(const r3_host_kernel *K) {
-  printf("kernel %s: %u params, returns %u, %u globals, bitcode %s, state %lu\n",
-         K->name, K->num_params, K->returns, K->num_globals,
-         K->bitcode_size > 4 && memcmp(K->bitcode, "BC\xC0\xDE", 4) == 0
-             ? "ok"
-             : "bad",
-         (unsigned long)K->runtime_state);
+  printf(
+      "kernel %s: %u params, returns %u, %u globals, bitcode %s, state %lu\n",
+      K->name, K->num_params, K->returns, K->num_globals,
+      K->bitcode_size > 4 && memcmp(K->bitcode, "BC\xC0\xDE", 4) == 0 ? "ok"
+                                                                      : "bad",
+      (unsigned long)K->runtime_state);
   for (uint32_t I = 0; I < K->num_params; ++I)
     printf("  param %u: %s %u %s\n", I, kindName(K->params[I].kind),
            K->params[I].size, K->params[I].name);

@@ -3,8 +3,8 @@
 // callee, an annotated kernel, and a function the patterns do not select.
 #include <stdint.h>
 
-double scale = 2.0;          // a non-constant global: declared, listed
-static int calls;            // an internal one: renamed __r3_internal.calls
+double scale = 2.0; // a non-constant global: declared, listed
+static int calls;   // an internal one: renamed __r3_internal.calls
 const int offsets[4] = {1, 2, 3, 4}; // constant: copied into the bitcode
 
 static double twice(double x) { return 2.0 * x; }
@@ -19,8 +19,6 @@ float mix(float f, int8_t small, uint16_t half, int64_t big) {
   return f + small + half + (float)big;
 }
 
-__attribute__((annotate("r3_kernel"))) long count_calls(void) {
-  return calls;
-}
+__attribute__((annotate("r3_kernel"))) long count_calls(void) { return calls; }
 
 int not_a_kernel(int z) { return z + 1; }
