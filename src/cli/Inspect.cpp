@@ -14,21 +14,43 @@ namespace r3::cli {
 namespace {
 using nlohmann::json;
 
+json regionJson(const RegionInfo &Reg, uint32_t Index) {
+  return {{"index", Index},         {"kind", regionKindName(Reg.Kind)},
+          {"base", Reg.Base},       {"size", Reg.Size},
+          {"name", Reg.Name},       {"changed", Reg.Changed}};
+}
+
+std::string hex(std::span<const uint8_t> Bytes) {
+  static const char Digits[] = "0123456789abcdef";
+  std::string S;
+  for (uint8_t B : Bytes) {
+    S += Digits[B >> 4];
+    S += Digits[B & 15];
+  }
+  return S;
+}
+
 json launchJson(const CaptureReader &R, uint32_t Index) {
   const LaunchInfo &L = R.launches()[Index];
   uint64_t Changed = 0, ChangedBytes = 0;
-  for (const RegionInfo &Reg : L.Regions)
+  json Regions = json::array();
+  for (uint32_t I = 0; I < L.Regions.size(); ++I) {
+    const RegionInfo &Reg = L.Regions[I];
+    Regions.push_back(regionJson(Reg, I));
     if (Reg.Changed) {
       ++Changed;
       ChangedBytes += Reg.Size;
     }
+  }
   return {{"index", Index},
           {"ordinal", L.Ordinal},
           {"grid", L.Grid},
           {"block", L.Block},
           {"dynamic_shared_bytes", L.DynamicSharedBytes},
           {"param_bytes", L.Params.size()},
+          {"params_hex", hex(L.Params)},
           {"regions", L.Regions.size()},
+          {"region_list", Regions},
           {"bytes", totalRegionBytes(L)},
           {"changed_regions", Changed},
           {"changed_bytes", ChangedBytes},
@@ -125,7 +147,24 @@ void printKernel(const json &K, size_t Index) {
         L["changed_regions"].get<size_t>(), duration(L["duration_ns"]).c_str());
 }
 
-void printTable(const json &J) {
+void printRegions(const json &K) {
+  for (const json &L : K["launches"]) {
+    std::printf("  launch %u regions:\n", L["index"].get<uint32_t>());
+    std::printf("    %-6s %-11s %-18s %-11s %-8s %s\n", "region", "kind",
+                "base", "bytes", "changed", "name");
+    for (const json &Reg : L["region_list"]) {
+      std::string Kind = Reg["kind"], Name = Reg["name"];
+      std::printf("    %-6u %-11s 0x%-16lx %-11s %-8s %s\n",
+                  Reg["index"].get<uint32_t>(), Kind.c_str(),
+                  Reg["base"].get<unsigned long>(),
+                  formatBytes(Reg["size"].get<uint64_t>()).c_str(),
+                  Reg["changed"].get<bool>() ? "yes" : "no",
+                  Name.empty() ? "-" : Name.c_str());
+    }
+  }
+}
+
+void printTable(const json &J, bool Regions) {
   std::string Path = J["path"], Backend = J["backend"],
               Producer = J["producer"];
   std::printf("capture:     %s (format %u, %s backend, written by %s)\n",
@@ -139,14 +178,66 @@ void printTable(const json &J) {
   std::vector<std::string> Cmd = J["command_line"];
   std::printf("application: %s\n", Cmd.empty() ? "-" : join(Cmd, " ").c_str());
   std::printf("modules:     %zu\n", J["modules"].size());
-  for (size_t K = 0; K < J["kernels"].size(); ++K)
+  for (size_t K = 0; K < J["kernels"].size(); ++K) {
     printKernel(J["kernels"][K], K);
+    if (Regions)
+      printRegions(J["kernels"][K]);
+  }
   std::string Checksums = J["checksums"];
   std::printf("\nchecksums:   %s", Checksums.c_str());
   if (J.contains("bytes_read"))
     std::printf(" (%s read)",
                 formatBytes(J["bytes_read"].get<uint64_t>()).c_str());
   std::printf("\n");
+}
+
+/// Finds "L:R" (R a region index or name) in the capture.
+Expected<std::pair<uint32_t, uint32_t>> findRegion(const CaptureReader &R,
+                                                   const std::string &Spec) {
+  auto Colon = Spec.find(':');
+  auto L = parseUnsigned(Spec.substr(0, Colon));
+  if (Colon == std::string::npos || !L)
+    return makeError("--dump expects LAUNCH:REGION (a region index or name), "
+                     "got '" + Spec + "'");
+  if (*L >= R.launches().size())
+    return makeError("--dump: launch " + std::to_string(*L) +
+                     " does not exist (the capture has " +
+                     std::to_string(R.launches().size()) + ")");
+  const auto &Regions = R.launches()[*L].Regions;
+  std::string Which = Spec.substr(Colon + 1);
+  for (uint32_t I = 0; I < Regions.size(); ++I)
+    if (Regions[I].Name == Which || std::to_string(I) == Which)
+      return std::pair<uint32_t, uint32_t>(uint32_t(*L), I);
+  return makeError("--dump: launch " + std::to_string(*L) +
+                   " has no region '" + Which + "' (it has " +
+                   std::to_string(Regions.size()) + " regions)");
+}
+
+/// Writes one region's bytes, before or after its launch, to a file.
+int dumpRegion(const CaptureReader &R, const ParsedArgs &A) {
+  auto Phase = choiceValue(A, "--phase", {"pre", "post"}, "post");
+  if (!Phase)
+    return usageError(Phase.error().message(), "inspect");
+  auto Out = A.value("--output");
+  if (!Out)
+    return usageError("--dump needs -o FILE for the region's bytes",
+                      "inspect");
+  auto Where = findRegion(R, *A.value("--dump"));
+  if (!Where)
+    return fail(Where.error());
+  std::FILE *F = std::fopen(Out->c_str(), "wb");
+  if (!F)
+    return fail(errnoError("cannot create '" + *Out + "'"));
+  Error E = R.streamRegion(
+      Where->first, Where->second, *Phase == "pre" ? Phase::Pre : Phase::Post,
+      [&](uint64_t, std::span<const uint8_t> Bytes) -> Error {
+        if (std::fwrite(Bytes.data(), 1, Bytes.size(), F) != Bytes.size())
+          return errnoError("cannot write '" + *Out + "'");
+        return Error::success();
+      });
+  if (std::fclose(F) != 0 && !E)
+    E = errnoError("cannot write '" + *Out + "'");
+  return E ? fail(E) : ExitSuccess;
 }
 
 int runInspect(const ParsedArgs &A) {
@@ -160,6 +251,8 @@ int runInspect(const ParsedArgs &A) {
   auto Reader = CaptureReader::open(A.Positional.front());
   if (!Reader)
     return fail(Reader.error());
+  if (A.has("--dump"))
+    return dumpRegion(**Reader, A);
   json J = captureJson(**Reader);
   J["checksums"] = "skipped";
   if (!A.has("--no-verify")) {
@@ -172,7 +265,7 @@ int runInspect(const ParsedArgs &A) {
   if (*Format == "json")
     std::printf("%s\n", J.dump(2).c_str());
   else
-    printTable(J);
+    printTable(J, A.has("--regions"));
   return ExitSuccess;
 }
 } // namespace
@@ -181,13 +274,22 @@ CommandSpec inspectCommand() {
   return {
       "inspect",
       "list a capture's kernels, launches, regions and timings",
-      "CAPTURE.h5 [--format table|json] [--no-verify]",
+      "CAPTURE.h5 [--format table|json] [--regions] [--no-verify]\n"
+      "       r3 inspect CAPTURE.h5 --dump LAUNCH:REGION [--phase pre|post] "
+      "-o FILE",
       "Every stored byte is read so that every checksum is checked, unless\n"
-      "--no-verify is given.",
+      "--no-verify is given. --dump writes one region's raw bytes (REGION is\n"
+      "its index or name), after the launch by default.",
       {{"--format", "", Arity::Value, "table|json",
         "output format (default table)"},
        {"--no-verify", "", Arity::Flag, "",
-        "skip reading the data (no checksums)"}},
+        "skip reading the data (no checksums)"},
+       {"--regions", "", Arity::Flag, "", "list every launch's regions"},
+       {"--dump", "", Arity::Value, "LAUNCH:REGION",
+        "write a region's bytes to the -o file"},
+       {"--phase", "", Arity::Value, "pre|post",
+        "which bytes --dump writes (default post)"},
+       {"--output", "-o", Arity::Value, "FILE", "where --dump writes"}},
       false,
       runInspect};
 }
