@@ -1,9 +1,412 @@
 // `r3 replay`: run recorded launches again in isolation, verify and time them.
-#include "cli/Command.h"
+// Everything the user typed is validated here, before a replay server starts;
+// the server (a child process, ServerClient.h) compiles and runs each launch,
+// and this file prints its results: a table, or one JSON object per launch.
+#include "capture/CaptureReader.h"
+#include "cli/Args.h"
+#include "cli/Diagnostics.h"
+#include "compile/host/HostJit.h"
+#include "replay/ServerClient.h"
+#include "replay/Stats.h"
+#include "replay/Verify.h"
+#include "support/FileUtil.h"
+#include "support/StringUtil.h"
 
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
 #include <utility>
 
 namespace r3::cli {
+
+namespace {
+using nlohmann::json;
+
+/// What to replay and how, from the command line.
+struct ReplayPlan {
+  std::string Capture;
+  Candidate Base; ///< everything but the kernel and the launch
+  std::optional<std::string> Kernel, Source;
+  std::optional<uint32_t> Launch; ///< none: all
+  std::vector<std::string> CFlags;
+  bool Json = false;
+};
+
+Expected<uint32_t> countOption(const ParsedArgs &A, std::string_view Name,
+                               uint32_t Default, uint32_t Min) {
+  auto V = A.value(Name);
+  if (!V)
+    return Default;
+  auto N = parseUnsigned(*V);
+  if (!N || *N < Min || *N > 1000000)
+    return makeError("option '", Name, "' expects an integer from ", Min,
+                     " to 1000000, got '", *V, "'");
+  return static_cast<uint32_t>(*N);
+}
+
+Expected<double> secondsOption(const ParsedArgs &A, std::string_view Name,
+                               double Default) {
+  auto V = A.value(Name);
+  if (!V)
+    return Default;
+  double S = 0;
+  auto R = std::from_chars(V->data(), V->data() + V->size(), S);
+  if (R.ec != std::errc() || R.ptr != V->data() + V->size() || !(S > 0) ||
+      std::isinf(S))
+    return makeError("option '", Name,
+                     "' expects a positive number of seconds, got '", *V, "'");
+  return S;
+}
+
+/// Splits --cflags like a shell would for plain words and quotes.
+std::vector<std::string> splitFlags(const std::string &Text) {
+  std::vector<std::string> Words;
+  std::string Cur;
+  bool InWord = false;
+  char Quote = 0;
+  for (char C : Text) {
+    if (Quote) {
+      if (C == Quote)
+        Quote = 0;
+      else
+        Cur += C;
+    } else if (C == '\'' || C == '"') {
+      Quote = C;
+      InWord = true;
+    } else if (C == ' ' || C == '\t' || C == '\n') {
+      if (InWord)
+        Words.push_back(std::move(Cur));
+      Cur.clear();
+      InWord = false;
+    } else {
+      Cur += C;
+      InWord = true;
+    }
+  }
+  if (InWord)
+    Words.push_back(std::move(Cur));
+  return Words;
+}
+
+Error parseVerify(const ParsedArgs &A, VerifySettings &S) {
+  if (auto T = A.value("--tolerance"))
+    R3_TRY(parseTolerance(*T, S));
+  std::string DType, Poison;
+  R3_TRY(moveInto(choiceValue(A, "--dtype", {"f32", "f64"}, ""), DType));
+  R3_TRY(moveInto(choiceValue(A, "--poison", {"auto", "on", "off"}, "auto"),
+                  Poison));
+  S.Type = DType == "f32"   ? ElementType::F32
+           : DType == "f64" ? ElementType::F64
+                            : ElementType::Bytes;
+  S.Poison = Poison == "on"    ? PoisonMode::On
+             : Poison == "off" ? PoisonMode::Off
+                               : PoisonMode::Auto;
+  if (S.Tolerance != ToleranceKind::Exact && S.Type == ElementType::Bytes)
+    return makeError("option '--tolerance ", *A.value("--tolerance"),
+                     "' needs --dtype f32|f64: the element type the outputs "
+                     "are compared as");
+  return Error::success();
+}
+
+Error parseCompiler(const ParsedArgs &A, Candidate &C) {
+  if (auto P = A.value("--pipeline")) {
+    if (Error E = checkPipeline(*P))
+      return makeError("option '--pipeline': ", E.message());
+    C.Pipeline = *P;
+  }
+  if (auto O = A.value("--codegen-opt")) {
+    auto N = parseUnsigned(*O);
+    if (!N || *N > 3)
+      return makeError("option '--codegen-opt' expects 0, 1, 2 or 3, got '", *O,
+                       "'");
+    C.CodegenOpt = static_cast<int>(*N);
+  }
+  return Error::success();
+}
+
+Error parseLaunch(const ParsedArgs &A, ReplayPlan &P) {
+  auto V = A.value("--launch");
+  if (!V || *V == "all")
+    return Error::success();
+  auto N = parseUnsigned(*V);
+  if (!N || *N > UINT32_MAX)
+    return makeError("option '--launch' expects a launch index or 'all', got '",
+                     *V, "'");
+  P.Launch = static_cast<uint32_t>(*N);
+  return Error::success();
+}
+
+/// Parses and checks every option; nothing is opened yet.
+Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
+  if (A.Positional.size() != 1)
+    return makeError("expected one capture file, got ", A.Positional.size(),
+                     " arguments");
+  ReplayPlan P;
+  P.Capture = A.Positional[0];
+  P.Kernel = A.value("--kernel");
+  P.Source = A.value("--source");
+  P.CFlags = splitFlags(A.value("--cflags").value_or(""));
+  R3_TRY(parseLaunch(A, P));
+  Candidate &C = P.Base;
+  R3_TRY(moveInto(countOption(A, "--repetitions", C.Repetitions, 1),
+                  C.Repetitions));
+  R3_TRY(moveInto(countOption(A, "--warmup", C.Warmup, 0), C.Warmup));
+  R3_TRY(moveInto(secondsOption(A, "--timeout", C.TimeoutSeconds),
+                  C.TimeoutSeconds));
+  R3_TRY(parseVerify(A, C.Verify));
+  R3_TRY(parseCompiler(A, C));
+  std::string Format;
+  R3_TRY(moveInto(choiceValue(A, "--format", {"table", "json"}, "table"),
+                  Format));
+  P.Json = Format == "json";
+  return P;
+}
+
+/// Options that mean something only to the CUDA backend, or not yet.
+Error checkHostOptions(const ParsedArgs &A, const std::string &Capture) {
+  for (const char *Cuda :
+       {"--block", "--max-registers", "--launch-bounds", "--flush-l2"})
+    if (A.has(Cuda))
+      return makeError("option '", Cuda, "' applies to CUDA captures; ",
+                       Capture, " is a host capture");
+  if (A.has("--specialize"))
+    return Error::make("option '--specialize' is not built yet for the host "
+                       "backend");
+  if (A.has("--compile-commands"))
+    return Error::make("option '--compile-commands' is not built yet for the "
+                       "host backend; pass the flags with --cflags");
+  return Error::success();
+}
+
+std::vector<std::string> kernelNames(const CaptureReader &R) {
+  std::vector<std::string> Names;
+  for (const KernelInfo &K : R.kernels())
+    Names.push_back(K.Name);
+  return Names;
+}
+
+Expected<uint32_t> findKernel(const CaptureReader &R, const std::string &Name) {
+  for (uint32_t K = 0; K < R.kernels().size(); ++K)
+    if (R.kernels()[K].Name == Name || R.kernels()[K].Demangled == Name)
+      return K;
+  std::vector<std::string> Names = kernelNames(R);
+  for (const KernelInfo &K : R.kernels())
+    if (!K.Demangled.empty())
+      Names.push_back(K.Demangled);
+  std::string Msg = R.path() + ": no kernel '" + Name + "' in the capture";
+  if (auto Best = closestMatch(Name, Names))
+    return makeError(Msg, "; did you mean '", *Best, "'?");
+  return makeError(Msg, " (it has ", join(kernelNames(R), ", "), ")");
+}
+
+/// The (launch, kernel) pairs to replay, in capture order.
+Expected<std::vector<std::pair<uint32_t, uint32_t>>>
+selectLaunches(const CaptureReader &R, const ReplayPlan &P) {
+  std::optional<uint32_t> K;
+  if (P.Kernel)
+    R3_TRY(moveInto(findKernel(R, *P.Kernel), K));
+  const auto &Launches = R.launches();
+  std::vector<std::pair<uint32_t, uint32_t>> Out;
+  if (P.Launch) {
+    if (*P.Launch >= Launches.size())
+      return makeError(R.path(), ": launch ", *P.Launch,
+                       " is out of range: the capture has ", Launches.size(),
+                       " launches (0-", Launches.size() - 1, ")");
+    uint32_t Of = Launches[*P.Launch].Kernel;
+    if (K && Of != *K)
+      return makeError(R.path(), ": launch ", *P.Launch,
+                       " is a launch of kernel '", R.kernels()[Of].Name,
+                       "', not of '", *P.Kernel, "'");
+    return std::vector<std::pair<uint32_t, uint32_t>>{{*P.Launch, Of}};
+  }
+  for (uint32_t L = 0; L < Launches.size(); ++L)
+    if (!K || Launches[L].Kernel == *K)
+      Out.push_back({L, Launches[L].Kernel});
+  if (Out.empty())
+    return makeError(R.path(), ": no recorded launch to replay");
+  return Out;
+}
+
+/// The bitcode of --source, or the failure to show for each launch.
+Expected<CandidateResult> compileSource(const ReplayPlan &P,
+                                        const std::string &Kernel,
+                                        std::vector<uint8_t> &Bitcode) {
+  if (!pathExists(*P.Source))
+    return makeError("option '--source': no such file '", *P.Source, "'");
+  auto B = compileHostSource(*P.Source, Kernel, P.CFlags);
+  if (!B)
+    return failedResult(FailureKind::CompileError, B.takeError().message());
+  Bitcode = std::move(*B);
+  CandidateResult Ok;
+  Ok.Verified = true;
+  return Ok;
+}
+
+json optionalJson(const std::optional<int64_t> &V) {
+  return V ? json(*V) : json(nullptr);
+}
+
+json resultJson(const std::string &Kernel, uint32_t Launch,
+                const CandidateResult &R) {
+  TimingStats S = computeStatsMs(R.TimesNs);
+  bool Timed = S.Count > 0;
+  return {{"kernel", Kernel},
+          {"launch", Launch},
+          {"verified", R.Verified},
+          {"failure", R.Failure == FailureKind::None
+                          ? json(nullptr)
+                          : json(failureKindName(R.Failure))},
+          {"message", R.Message},
+          {"median_ms", Timed ? json(S.Median) : json(nullptr)},
+          {"ci95_ms", Timed ? json::array({S.CiLow, S.CiHigh}) : json(nullptr)},
+          {"min_ms", Timed ? json(S.Min) : json(nullptr)},
+          {"repetitions", S.Count},
+          {"registers", optionalJson(R.Registers)},
+          {"spills", optionalJson(R.Spills)},
+          {"shared_bytes", optionalJson(R.SharedBytes)},
+          {"compile_ms", R.CompileMs},
+          {"pipeline", R.Pipeline.empty() ? json(nullptr) : json(R.Pipeline)},
+          {"codegen_opt", R.Pipeline.empty() ? json(nullptr)
+                                             : json(R.CodegenOpt)},
+          {"poisoned", R.Poisoned},
+          {"sandbox", R.Sandbox.empty() ? json(nullptr) : json(R.Sandbox)}};
+}
+
+std::string ms(const json &V) {
+  if (V.is_null())
+    return "-";
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.4f", V.get<double>());
+  return Buf;
+}
+
+void printTableHeader() {
+  std::printf("%-20s %-6s %-14s %-10s %-21s %-10s %-5s %-10s %-14s %s\n",
+              "kernel", "launch", "result", "median_ms", "ci95_ms", "min_ms",
+              "reps", "compile_ms", "pipeline", "poisoned");
+}
+
+void printTableRow(const json &J) {
+  std::string Result = J["verified"].get<bool>()
+                           ? "verified"
+                           : J["failure"].get<std::string>();
+  std::string Ci = J["ci95_ms"].is_null()
+                       ? "-"
+                       : "[" + ms(J["ci95_ms"][0]) + ", " +
+                             ms(J["ci95_ms"][1]) + "]";
+  std::string Pipeline =
+      J["pipeline"].is_null() ? "-" : J["pipeline"].get<std::string>();
+  char Compile[32];
+  std::snprintf(Compile, sizeof(Compile), "%.1f",
+                J["compile_ms"].get<double>());
+  std::printf("%-20s %-6u %-14s %-10s %-21s %-10s %-5zu %-10s %-14s %s\n",
+              J["kernel"].get<std::string>().c_str(),
+              J["launch"].get<uint32_t>(), Result.c_str(),
+              ms(J["median_ms"]).c_str(), Ci.c_str(), ms(J["min_ms"]).c_str(),
+              J["repetitions"].get<size_t>(), Compile, Pipeline.c_str(),
+              J["poisoned"].get<bool>() ? "yes" : "no");
+  std::string Message = J["message"];
+  if (!Message.empty())
+    std::printf("  %s\n", Message.c_str());
+}
+
+/// Replays one launch in the server: the candidate's result, or why the
+/// replay cannot go on.
+Expected<CandidateResult> replayLaunch(ServerClient &Client,
+                                       const ReplayPlan &P,
+                                       const std::string &Kernel,
+                                       uint32_t Launch,
+                                       std::vector<uint8_t> *Bitcode) {
+  Candidate C = P.Base;
+  C.Kernel = Kernel;
+  C.Launches = {Launch};
+  if (Bitcode) {
+    C.Code = CodeKind::Bitcode;
+    C.Image = *Bitcode;
+  }
+  return Client.evaluate(C);
+}
+
+struct Printer {
+  bool Json;
+  bool HeaderDone = false;
+  void print(const std::string &Kernel, uint32_t Launch,
+             const CandidateResult &R) {
+    json J = resultJson(Kernel, Launch, R);
+    if (Json) {
+      std::printf("%s\n", J.dump().c_str());
+    } else {
+      if (!HeaderDone)
+        printTableHeader();
+      HeaderDone = true;
+      printTableRow(J);
+    }
+    std::fflush(stdout);
+  }
+};
+
+/// Source candidates: one compile per kernel; a compile error is every
+/// launch's result.
+Expected<bool> replayAll(const CaptureReader &R, const ReplayPlan &P,
+                         const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
+  auto Client = ServerClient::create({{}, P.Capture, {}, 120, 120, 5, 0});
+  if (!Client)
+    return Client.takeError();
+  Printer Out{P.Json};
+  bool AllVerified = true;
+  std::map<uint32_t, std::pair<CandidateResult, std::vector<uint8_t>>> Sources;
+  for (auto [Launch, K] : Sel) {
+    const std::string &Kernel = R.kernels()[K].Name;
+    std::vector<uint8_t> *Bitcode = nullptr;
+    CandidateResult Res;
+    if (P.Source) {
+      if (!Sources.count(K)) {
+        auto &Slot = Sources[K];
+        R3_TRY(moveInto(compileSource(P, Kernel, Slot.second), Slot.first));
+      }
+      Res = Sources[K].first;
+      Bitcode = &Sources[K].second;
+    }
+    if (!P.Source || Res.Verified)
+      R3_TRY(moveInto(replayLaunch(**Client, P, Kernel, Launch, Bitcode), Res));
+    if (Res.Sandbox.empty())
+      Res.Sandbox = (*Client)->opened().Sandbox;
+    Out.print(Kernel, Launch, Res);
+    AllVerified &= Res.Verified;
+  }
+  return AllVerified;
+}
+
+int runReplay(const ParsedArgs &A) {
+  auto P = parsePlan(A);
+  if (!P)
+    return usageError(P.error().message(), "replay");
+  auto R = CaptureReader::open(P->Capture);
+  if (!R)
+    return fail(R.takeError());
+  if ((*R)->header().Source == Backend::Cuda)
+    return fail(makeError(P->Capture,
+                          ": a CUDA capture; the CUDA replay is not built yet "
+                          "in this r3 (host captures replay)"));
+  if (Error E = checkHostOptions(A, P->Capture))
+    return usageError(E.message(), "replay");
+  auto Sel = selectLaunches(**R, *P);
+  if (!Sel)
+    return fail(Sel.takeError());
+  if (P->Source && !P->Kernel && (*R)->kernels().size() > 1)
+    return usageError("option '--source' needs --kernel: the capture has " +
+                          std::to_string((*R)->kernels().size()) +
+                          " kernels (" + join(kernelNames(**R), ", ") + ")",
+                      "replay");
+  auto Verified = replayAll(**R, *P, *Sel);
+  if (!Verified)
+    return fail(Verified.takeError());
+  return *Verified ? ExitSuccess : ExitFailure;
+}
+} // namespace
 
 CommandSpec replayCommand() {
   CommandSpec C{
@@ -12,7 +415,9 @@ CommandSpec replayCommand() {
       "them",
       "CAPTURE.h5 [options]",
       "Without --source the recorded module is replayed: the fidelity "
-      "baseline.",
+      "baseline. Each launch runs in a sandboxed replay server; a candidate "
+      "that crashes or runs past its timeout is reported as such. Exit status "
+      "0 when every replayed launch verified, 1 otherwise.",
       {{"--kernel", "", Arity::Value, "NAME", "the kernel to replay"},
        {"--launch", "", Arity::Value, "N|all",
         "which recorded launch (default all)"},
@@ -22,15 +427,21 @@ CommandSpec replayCommand() {
         "launch with another block size"},
        {"--specialize", "", Arity::Value, "args|dims|none",
         "fold recorded values in as constants"},
-       {"--repetitions", "", Arity::Value, "N", "timed repetitions"},
-       {"--warmup", "", Arity::Value, "N", "untimed warm-up runs"},
+       {"--repetitions", "", Arity::Value, "N", "timed repetitions (default 20)"},
+       {"--warmup", "", Arity::Value, "N", "untimed warm-up runs (default 2)"},
        {"--flush-l2", "", Arity::Flag, "",
         "flush the L2 cache before each run"},
        {"--timeout", "", Arity::Value, "SECONDS",
-        "kill a run that takes longer"},
+        "kill a run that takes longer (default 10)"},
+       {"--tolerance", "", Arity::Value, "abs:X|rel:X|ulp:N",
+        "how far outputs may differ (default exact)"},
+       {"--dtype", "", Arity::Value, "f32|f64",
+        "the element type outputs are compared as"},
+       {"--poison", "", Arity::Value, "auto|on|off",
+        "fill outputs with 0xff before verifying (default auto)"},
        {"--format", "", Arity::Value, "table|json", "output format"}},
       false,
-      nullptr};
+      runReplay};
   return withVariantCompilerOptions(std::move(C));
 }
 

@@ -2,6 +2,8 @@
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "r3/Version.h"
+#include "replay/Server.h"
+#include "support/StringUtil.h"
 
 #include <cstdio>
 #include <string>
@@ -26,6 +28,23 @@ int runCommand(const CommandSpec &C, const std::vector<std::string> &Words) {
   }
   return C.Run(*Args);
 }
+
+/// `r3 __replay-server IN OUT`: the replay server child that ServerClient
+/// spawns, talking over the inherited descriptors. Internal: not in the
+/// command table, not in the help.
+int runReplayServerCommand(const std::vector<std::string> &Words) {
+  auto In = Words.size() == 3 ? r3::parseUnsigned(Words[1]) : std::nullopt;
+  auto Out = Words.size() == 3 ? r3::parseUnsigned(Words[2]) : std::nullopt;
+  if (!In || !Out) {
+    printError("__replay-server: expected the descriptors IN OUT (this "
+               "command is started by r3 itself)");
+    return ExitUsage;
+  }
+  if (r3::Error E = r3::runReplayServer(static_cast<int>(*In),
+                                        static_cast<int>(*Out)))
+    return fail(E);
+  return ExitSuccess;
+}
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -35,6 +54,8 @@ int main(int Argc, char **Argv) {
     return ExitUsage;
   }
   const std::string First = Words.front();
+  if (First == "__replay-server")
+    return runReplayServerCommand(Words);
   if (First == "--version" || First == "-V") {
     std::printf("r3 %s\n", r3::Version);
     return ExitSuccess;

@@ -16,11 +16,17 @@
 //    even when its outputs are right.
 //  - A kernel's return value is an output too: bitwise, or with the tolerance
 //    when it is a float and the user named a float element type.
-//  - Poisoning (poisonOutputs) runs before the verification run: the bytes the
-//    original changed are set to 0xff, so that an output the candidate never
-//    writes cannot pass because the restored pre-state already held the right
-//    value. (Kernels that read their outputs, y += ..., cannot be poisoned:
-//    the replay server decides that per kernel, see PoisonMode::Auto.)
+//  - Poisoning (poisonOutputs) runs before the verification run: in every
+//    region the original changed, the bytes from its first to its last
+//    changed byte are set to 0xff. Poisoning only the bytes that changed (pre
+//    != post) would catch nothing: a candidate that leaves such a byte
+//    unwritten fails anyway. The span also covers outputs that the original
+//    wrote with the value they already held, which only poisoning can catch;
+//    bytes around the span stay, so a kernel writing a slice of a larger
+//    allocation can still be poisoned. Kernels that read their outputs
+//    (y += ...) cannot be poisoned: the replay server decides per launch
+//    whether the recorded kernel itself still verifies poisoned
+//    (PoisonMode::Auto).
 // Every mismatch is counted; the first few are described precisely enough to
 // find the bug: region, element index, type, both values and the error.
 #include "replay/Verify.h"
@@ -226,9 +232,15 @@ void Verifier::checkReturn(ValueType T, unsigned Size, uint64_t Expected,
 void poisonOutputs(std::span<uint8_t> Live, std::span<const uint8_t> Pre,
                    std::span<const uint8_t> Post) {
   size_t N = std::min({Live.size(), Pre.size(), Post.size()});
-  for (size_t I = 0; I < N; ++I)
-    if (Pre[I] != Post[I])
-      Live[I] = 0xff;
+  size_t First = 0;
+  while (First < N && Pre[First] == Post[First])
+    ++First;
+  if (First == N)
+    return;
+  size_t Last = N - 1;
+  while (Pre[Last] == Post[Last])
+    --Last;
+  std::memset(Live.data() + First, 0xff, Last - First + 1);
 }
 
 Error parseTolerance(const std::string &Text, VerifySettings &S) {

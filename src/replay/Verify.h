@@ -67,8 +67,10 @@ private:
   VerifyReport Report;
 };
 
-/// Fills with 0xff every byte of Live whose recorded value changed (Pre !=
-/// Post), so that an output the candidate does not write cannot pass.
+/// Fills with 0xff the bytes of Live from the first to the last byte whose
+/// recorded value changed (Pre != Post), so that an output the candidate does
+/// not write cannot pass (Verify.cpp says why the span, not only the changed
+/// bytes).
 void poisonOutputs(std::span<uint8_t> Live, std::span<const uint8_t> Pre,
                    std::span<const uint8_t> Post);
 

@@ -1,0 +1,87 @@
+// Timing statistics: median, the order-statistic 95% CI of the median, min,
+// max, mean.
+#include "Catch.h"
+
+#include "replay/Stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace r3;
+
+TEST_CASE("stats: no samples") {
+  TimingStats S = computeStats({});
+  CHECK(S.Count == 0);
+  CHECK(S.Median == 0);
+}
+
+TEST_CASE("stats: median of odd and even counts, min, max, mean") {
+  std::vector<double> Odd = {5, 1, 3};
+  TimingStats S = computeStats(Odd);
+  CHECK(S.Median == 3);
+  CHECK(S.Min == 1);
+  CHECK(S.Max == 5);
+  CHECK(S.Mean == 3);
+  std::vector<double> Even = {4, 1, 3, 2};
+  CHECK(computeStats(Even).Median == 2.5);
+}
+
+TEST_CASE("stats: fewer than 6 samples give [min, max]") {
+  std::vector<double> V = {3, 9, 1, 7, 5};
+  TimingStats S = computeStats(V);
+  CHECK(S.CiLow == 1);
+  CHECK(S.CiHigh == 9);
+  CHECK(medianCiRanks(1).Lo == 1);
+  CHECK(medianCiRanks(1).Hi == 1);
+}
+
+TEST_CASE("stats: CI ranks match the binomial sign-test table") {
+  // Published ranks for a >= 95% CI of the median (e.g. Conover, table A3).
+  struct Row {
+    size_t N, Lo, Hi;
+  } Table[] = {{6, 1, 6},   {8, 1, 8},    {9, 2, 8},    {10, 2, 9},
+               {12, 3, 10}, {15, 4, 12},  {20, 6, 15},  {30, 10, 21},
+               {50, 18, 33}, {100, 40, 61}};
+  for (const Row &R : Table) {
+    INFO("N = " << R.N);
+    CHECK(medianCiRanks(R.N).Lo == R.Lo);
+    CHECK(medianCiRanks(R.N).Hi == R.Hi);
+  }
+}
+
+TEST_CASE("stats: the CI of sorted 1..20 is [X(6), X(15)]") {
+  std::vector<double> V;
+  for (int I = 20; I >= 1; --I)
+    V.push_back(I);
+  TimingStats S = computeStats(V);
+  CHECK(S.Median == 10.5);
+  CHECK(S.CiLow == 6);
+  CHECK(S.CiHigh == 15);
+}
+
+TEST_CASE("stats: the CI covers the true median about 95% of the time") {
+  std::mt19937_64 Rng(42);
+  std::exponential_distribution<double> Dist(1.0); // skewed, like run times
+  const double TrueMedian = std::log(2.0);
+  int Covered = 0;
+  const int Trials = 2000;
+  for (int T = 0; T < Trials; ++T) {
+    std::vector<double> V(25);
+    for (double &X : V)
+      X = Dist(Rng);
+    TimingStats S = computeStats(V);
+    Covered += S.CiLow <= TrueMedian && TrueMedian <= S.CiHigh;
+  }
+  double Rate = double(Covered) / Trials;
+  CHECK(Rate >= 0.94);
+  CHECK(Rate <= 0.995);
+}
+
+TEST_CASE("stats: nanoseconds convert to milliseconds") {
+  std::vector<uint64_t> Ns = {1000000, 3000000, 2000000};
+  TimingStats S = computeStatsMs(Ns);
+  CHECK(S.Median == 2.0);
+  CHECK(S.Min == 1.0);
+}
