@@ -33,8 +33,13 @@ struct HostCompileReport {
 /// result in the low bytes of the return value (0 for void).
 using HostEntry = uint64_t (*)(const uint64_t *Args);
 
+/// An ORC JIT for this host. One thread at a time uses a HostJit (a replay
+/// server has one); its entries stay callable until released or until the
+/// HostJit is destroyed.
 class HostJit {
 public:
+  /// Sets up the native target and a JIT whose undefined symbols resolve in
+  /// this process.
   static Expected<std::unique_ptr<HostJit>> create();
   ~HostJit();
 
