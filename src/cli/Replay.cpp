@@ -159,8 +159,8 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
   R3_TRY(parseVerify(A, C.Verify));
   R3_TRY(parseCompiler(A, C));
   std::string Format;
-  R3_TRY(moveInto(choiceValue(A, "--format", {"table", "json"}, "table"),
-                  Format));
+  R3_TRY(
+      moveInto(choiceValue(A, "--format", {"table", "json"}, "table"), Format));
   P.Json = Format == "json";
   return P;
 }
@@ -253,60 +253,71 @@ json resultJson(const std::string &Kernel, uint32_t Launch,
                 const CandidateResult &R) {
   TimingStats S = computeStatsMs(R.TimesNs);
   bool Timed = S.Count > 0;
-  return {{"kernel", Kernel},
-          {"launch", Launch},
-          {"verified", R.Verified},
-          {"failure", R.Failure == FailureKind::None
-                          ? json(nullptr)
-                          : json(failureKindName(R.Failure))},
-          {"message", R.Message},
-          {"median_ms", Timed ? json(S.Median) : json(nullptr)},
-          {"ci95_ms", Timed ? json::array({S.CiLow, S.CiHigh}) : json(nullptr)},
-          {"min_ms", Timed ? json(S.Min) : json(nullptr)},
-          {"repetitions", S.Count},
-          {"registers", optionalJson(R.Registers)},
-          {"spills", optionalJson(R.Spills)},
-          {"shared_bytes", optionalJson(R.SharedBytes)},
-          {"compile_ms", R.CompileMs},
-          {"pipeline", R.Pipeline.empty() ? json(nullptr) : json(R.Pipeline)},
-          {"codegen_opt", R.Pipeline.empty() ? json(nullptr)
-                                             : json(R.CodegenOpt)},
-          {"poisoned", R.Poisoned},
-          {"sandbox", R.Sandbox.empty() ? json(nullptr) : json(R.Sandbox)}};
+  return {
+      {"kernel", Kernel},
+      {"launch", Launch},
+      {"verified", R.Verified},
+      {"failure", R.Failure == FailureKind::None
+                      ? json(nullptr)
+                      : json(failureKindName(R.Failure))},
+      {"message", R.Message},
+      {"median_ms", Timed ? json(S.Median) : json(nullptr)},
+      {"ci95_ms", Timed ? json::array({S.CiLow, S.CiHigh}) : json(nullptr)},
+      {"min_ms", Timed ? json(S.Min) : json(nullptr)},
+      {"repetitions", S.Count},
+      {"registers", optionalJson(R.Registers)},
+      {"spills", optionalJson(R.Spills)},
+      {"shared_bytes", optionalJson(R.SharedBytes)},
+      {"compile_ms", R.CompileMs},
+      {"pipeline", R.Pipeline.empty() ? json(nullptr) : json(R.Pipeline)},
+      {"codegen_opt", R.Pipeline.empty() ? json(nullptr) : json(R.CodegenOpt)},
+      {"poisoned", R.Poisoned},
+      {"sandbox", R.Sandbox.empty() ? json(nullptr) : json(R.Sandbox)}};
 }
 
-std::string ms(const json &V) {
-  if (V.is_null())
+/// A duration given in ms, in the unit that suits it: "73 ns", "1.25 ms".
+std::string duration(const json &Ms) {
+  if (Ms.is_null())
     return "-";
+  double V = Ms.get<double>();
   char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.4f", V.get<double>());
+  if (V < 1e-3)
+    std::snprintf(Buf, sizeof(Buf), "%.0f ns", V * 1e6);
+  else if (V < 1)
+    std::snprintf(Buf, sizeof(Buf), "%.3g us", V * 1e3);
+  else if (V < 1000)
+    std::snprintf(Buf, sizeof(Buf), "%.3g ms", V);
+  else
+    std::snprintf(Buf, sizeof(Buf), "%.3g s", V / 1e3);
   return Buf;
 }
 
-void printTableHeader() {
-  std::printf("%-20s %-6s %-14s %-10s %-21s %-10s %-5s %-10s %-14s %s\n",
-              "kernel", "launch", "result", "median_ms", "ci95_ms", "min_ms",
-              "reps", "compile_ms", "pipeline", "poisoned");
+void printTableHeader(const std::string &Capture, const json &First) {
+  std::string Sandbox =
+      First["sandbox"].is_null() ? "-" : First["sandbox"].get<std::string>();
+  std::printf("replay of %s (host backend, sandbox: %s)\n", Capture.c_str(),
+              Sandbox.c_str());
+  std::printf("%-16s %-6s %-13s %-9s %-21s %-9s %-5s %-10s %-14s %s\n",
+              "kernel", "launch", "result", "median", "95% ci", "min", "reps",
+              "compile", "pipeline", "poisoned");
 }
 
 void printTableRow(const json &J) {
-  std::string Result = J["verified"].get<bool>()
-                           ? "verified"
-                           : J["failure"].get<std::string>();
+  std::string Result =
+      J["verified"].get<bool>() ? "verified" : J["failure"].get<std::string>();
   std::string Ci = J["ci95_ms"].is_null()
                        ? "-"
-                       : "[" + ms(J["ci95_ms"][0]) + ", " +
-                             ms(J["ci95_ms"][1]) + "]";
+                       : "[" + duration(J["ci95_ms"][0]) + ", " +
+                             duration(J["ci95_ms"][1]) + "]";
   std::string Pipeline =
       J["pipeline"].is_null() ? "-" : J["pipeline"].get<std::string>();
-  char Compile[32];
-  std::snprintf(Compile, sizeof(Compile), "%.1f",
-                J["compile_ms"].get<double>());
-  std::printf("%-20s %-6u %-14s %-10s %-21s %-10s %-5zu %-10s %-14s %s\n",
+  std::string Compile = duration(J["compile_ms"]);
+  std::printf("%-16s %-6u %-13s %-9s %-21s %-9s %-5zu %-10s %-14s %s\n",
               J["kernel"].get<std::string>().c_str(),
               J["launch"].get<uint32_t>(), Result.c_str(),
-              ms(J["median_ms"]).c_str(), Ci.c_str(), ms(J["min_ms"]).c_str(),
-              J["repetitions"].get<size_t>(), Compile, Pipeline.c_str(),
+              duration(J["median_ms"]).c_str(), Ci.c_str(),
+              duration(J["min_ms"]).c_str(), J["repetitions"].get<size_t>(),
+              Compile.c_str(), Pipeline.c_str(),
               J["poisoned"].get<bool>() ? "yes" : "no");
   std::string Message = J["message"];
   if (!Message.empty())
@@ -332,6 +343,7 @@ Expected<CandidateResult> replayLaunch(ServerClient &Client,
 
 struct Printer {
   bool Json;
+  std::string Capture;
   bool HeaderDone = false;
   void print(const std::string &Kernel, uint32_t Launch,
              const CandidateResult &R) {
@@ -340,7 +352,7 @@ struct Printer {
       std::printf("%s\n", J.dump().c_str());
     } else {
       if (!HeaderDone)
-        printTableHeader();
+        printTableHeader(Capture, J);
       HeaderDone = true;
       printTableRow(J);
     }
@@ -350,12 +362,13 @@ struct Printer {
 
 /// Source candidates: one compile per kernel; a compile error is every
 /// launch's result.
-Expected<bool> replayAll(const CaptureReader &R, const ReplayPlan &P,
-                         const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
+Expected<bool>
+replayAll(const CaptureReader &R, const ReplayPlan &P,
+          const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
   auto Client = ServerClient::create({{}, P.Capture, {}, 120, 120, 5, 0});
   if (!Client)
     return Client.takeError();
-  Printer Out{P.Json};
+  Printer Out{P.Json, P.Capture};
   bool AllVerified = true;
   std::map<uint32_t, std::pair<CandidateResult, std::vector<uint8_t>>> Sources;
   for (auto [Launch, K] : Sel) {
@@ -427,7 +440,8 @@ CommandSpec replayCommand() {
         "launch with another block size"},
        {"--specialize", "", Arity::Value, "args|dims|none",
         "fold recorded values in as constants"},
-       {"--repetitions", "", Arity::Value, "N", "timed repetitions (default 20)"},
+       {"--repetitions", "", Arity::Value, "N",
+        "timed repetitions (default 20)"},
        {"--warmup", "", Arity::Value, "N", "untimed warm-up runs (default 2)"},
        {"--flush-l2", "", Arity::Flag, "",
         "flush the L2 cache before each run"},

@@ -40,8 +40,8 @@ int runReplayServerCommand(const std::vector<std::string> &Words) {
                "command is started by r3 itself)");
     return ExitUsage;
   }
-  if (r3::Error E = r3::runReplayServer(static_cast<int>(*In),
-                                        static_cast<int>(*Out)))
+  if (r3::Error E =
+          r3::runReplayServer(static_cast<int>(*In), static_cast<int>(*Out)))
     return fail(E);
   return ExitSuccess;
 }

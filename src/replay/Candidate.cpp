@@ -5,9 +5,9 @@
 namespace r3 {
 
 namespace {
-constexpr const char *FailureNames[] = {"none",    "compile_error",
+constexpr const char *FailureNames[] = {"none",           "compile_error",
                                         "invalid_launch", "crashed",
-                                        "timeout", "wrong_result"};
+                                        "timeout",        "wrong_result"};
 } // namespace
 
 const char *failureKindName(FailureKind K) {

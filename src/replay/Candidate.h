@@ -74,7 +74,7 @@ struct Candidate {
   /// New-pass-manager pipeline; empty: default<O{n}>, n the -O level the
   /// kernel was compiled with.
   std::string Pipeline;
-  int CodegenOpt = -1; ///< 0-3; -1: the same n
+  int CodegenOpt = -1;             ///< 0-3; -1: the same n
   std::optional<Dim3> Grid, Block; ///< launch overrides (CUDA only)
   uint32_t Warmup = 2;
   uint32_t Repetitions = 20;
@@ -95,6 +95,15 @@ struct CandidateResult {
   int CodegenOpt = 0;
   bool Poisoned = false; ///< whether outputs were poisoned when verifying
   std::string Sandbox;   ///< "landlock" or "rlimits"
+};
+
+/// What is known of a candidate once it has compiled, before its runs: a
+/// result that the runs cut short (a crash, a timeout) still reports it.
+struct CompiledInfo {
+  double CompileMs = 0;
+  std::string Pipeline;
+  int CodegenOpt = 0;
+  bool Poisoned = false;
 };
 
 /// A result of the given failure with its message.

@@ -14,7 +14,7 @@ class ReplayDevice {
 public:
   virtual ~ReplayDevice() = default;
   /// Called once the candidate is compiled, just before its runs start.
-  using RunningFn = std::function<Error(double CompileMs)>;
+  using RunningFn = std::function<Error(const CompiledInfo &)>;
   /// Compiles and runs C. A failing candidate is a result; an error means the
   /// capture cannot be replayed here (a kernel it lacks, memory it cannot
   /// map).

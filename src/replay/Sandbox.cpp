@@ -84,7 +84,8 @@ Error setSoftLimit(int Resource, rlim_t Value, const char *Name) {
   rlimit L;
   if (::getrlimit(Resource, &L) != 0)
     return errnoError(std::string("sandbox: getrlimit ") + Name);
-  L.rlim_cur = L.rlim_max == RLIM_INFINITY ? Value : std::min(Value, L.rlim_max);
+  L.rlim_cur =
+      L.rlim_max == RLIM_INFINITY ? Value : std::min(Value, L.rlim_max);
   if (::setrlimit(Resource, &L) != 0)
     return errnoError(std::string("sandbox: setrlimit ") + Name);
   return Error::success();

@@ -57,8 +57,8 @@ Error Server::open(const ServerFrameData &F) {
   if (!D)
     return reply(D.takeError());
   Device = std::move(*D);
-  return sendFrame(Out, ServerFrame::Opened, encode(OpenedMsg{
-                                                 Backend::Host, Sandbox}));
+  return sendFrame(Out, ServerFrame::Opened,
+                   encode(OpenedMsg{Backend::Host, Sandbox}));
 }
 
 Error Server::evaluate(const ServerFrameData &F) {
@@ -70,8 +70,8 @@ Error Server::evaluate(const ServerFrameData &F) {
   // A fresh CPU budget: generous, the client's wall-clock deadline is the
   // real limit; this one catches a server the client lost.
   R3_TRY(extendCpuLimit(2 * runBudgetSeconds(*C) + 300));
-  auto Running = [&](double CompileMs) {
-    return sendFrame(Out, ServerFrame::Running, encode(RunningMsg{CompileMs}));
+  auto Running = [&](const CompiledInfo &Info) {
+    return sendFrame(Out, ServerFrame::Running, encode(Info));
   };
   auto R = Device->evaluate(*C, Running);
   if (!R)

@@ -21,9 +21,8 @@ namespace r3 {
 
 namespace {
 ServerClock::time_point after(double Seconds) {
-  return ServerClock::now() +
-         std::chrono::duration_cast<ServerClock::duration>(
-             std::chrono::duration<double>(Seconds));
+  return ServerClock::now() + std::chrono::duration_cast<ServerClock::duration>(
+                                  std::chrono::duration<double>(Seconds));
 }
 
 std::string seconds(double S) {
@@ -63,8 +62,8 @@ std::string signalName(int Signal) {
 }
 
 double runBudgetSeconds(const Candidate &C) {
-  double Runs = (1.0 + C.Warmup + C.Repetitions) *
-                std::max<size_t>(C.Launches.size(), 1);
+  double Runs =
+      (1.0 + C.Warmup + C.Repetitions) * std::max<size_t>(C.Launches.size(), 1);
   return Runs * C.TimeoutSeconds;
 }
 
@@ -128,8 +127,8 @@ Error ServerClient::start() {
   for (std::string &W : Words)
     Argv.push_back(W.data());
   Argv.push_back(nullptr);
-  int Rc = ::posix_spawn(&Pid, Argv[0], &Actions, nullptr, Argv.data(),
-                         environ);
+  int Rc =
+      ::posix_spawn(&Pid, Argv[0], &Actions, nullptr, Argv.data(), environ);
   posix_spawn_file_actions_destroy(&Actions);
   ::close(In[0]);
   ::close(Out[1]);
@@ -173,19 +172,19 @@ Error ServerClient::start() {
     closeFd(ToServer);
     int Status = reap(Pid);
     Pid = -1;
-    Why = WIFSIGNALED(Status)
-              ? makeError("replay server: died of ",
-                          signalName(WTERMSIG(Status)),
-                          " before opening the capture")
-              : makeError("replay server: exited with status ",
-                          WEXITSTATUS(Status), " before opening the capture");
+    Why =
+        WIFSIGNALED(Status)
+            ? makeError("replay server: died of ", signalName(WTERMSIG(Status)),
+                        " before opening the capture")
+            : makeError("replay server: exited with status ",
+                        WEXITSTATUS(Status), " before opening the capture");
   }
   stop();
   return Why;
 }
 
 CandidateResult ServerClient::deathResult(FailureKind IfKilled,
-                                          double CompileMs,
+                                          const CompiledInfo &Info,
                                           const std::string &Phase) {
   bool KilledByUs = IfKilled == FailureKind::Timeout;
   if (KilledByUs)
@@ -195,7 +194,10 @@ CandidateResult ServerClient::deathResult(FailureKind IfKilled,
   int Status = reap(Pid);
   Pid = -1;
   CandidateResult R;
-  R.CompileMs = CompileMs;
+  R.CompileMs = Info.CompileMs;
+  R.Pipeline = Info.Pipeline;
+  R.CodegenOpt = Info.CodegenOpt;
+  R.Poisoned = Info.Poisoned;
   R.Sandbox = Opened.Sandbox;
   if (KilledByUs) {
     R.Failure = FailureKind::Timeout;
@@ -217,9 +219,9 @@ CandidateResult ServerClient::deathResult(FailureKind IfKilled,
 Expected<CandidateResult> ServerClient::awaitResult(const Candidate &C) {
   auto Deadline = after(Options.CompileTimeoutSeconds);
   std::string Phase = "while compiling the candidate";
-  std::string Late = "compiling took longer than " +
-                     seconds(Options.CompileTimeoutSeconds);
-  double CompileMs = 0;
+  std::string Late =
+      "compiling took longer than " + seconds(Options.CompileTimeoutSeconds);
+  CompiledInfo Info;
   for (;;) {
     ServerFrameData F;
     auto S = readFrame(FromServer, Deadline, F);
@@ -228,9 +230,9 @@ Expected<CandidateResult> ServerClient::awaitResult(const Candidate &C) {
       return S.takeError();
     }
     if (*S == ReadStatus::TimedOut)
-      return deathResult(FailureKind::Timeout, CompileMs, Late);
+      return deathResult(FailureKind::Timeout, Info, Late);
     if (*S == ReadStatus::End)
-      return deathResult(FailureKind::Crashed, CompileMs, Phase);
+      return deathResult(FailureKind::Crashed, Info, Phase);
     if (F.Kind == ServerFrame::Result)
       return decodeResult(F.Meta);
     if (F.Kind == ServerFrame::Error) {
@@ -245,7 +247,7 @@ Expected<CandidateResult> ServerClient::awaitResult(const Candidate &C) {
     auto Running = decodeRunning(F.Meta);
     if (!Running)
       return Running.takeError();
-    CompileMs = Running->CompileMs;
+    Info = *Running;
     double Budget = runBudgetSeconds(C);
     Deadline = after(Budget + Options.RunSlackSeconds);
     Phase = "while running the candidate";

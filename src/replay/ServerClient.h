@@ -22,8 +22,8 @@ struct ServerOptions {
   /// this executable (/proc/self/exe) with the word `__replay-server`.
   std::vector<std::string> Command;
   std::string CapturePath;
-  std::string ScratchDir; ///< empty: a fresh directory under $TMPDIR
-  double OpenTimeoutSeconds = 120;    ///< starting and opening the capture
+  std::string ScratchDir;          ///< empty: a fresh directory under $TMPDIR
+  double OpenTimeoutSeconds = 120; ///< starting and opening the capture
   double CompileTimeoutSeconds = 120; ///< from Evaluate to Running
   double RunSlackSeconds = 5;         ///< added to the run deadline
   uint64_t AddressSpaceBytes = 0;     ///< RLIMIT_AS of the server; 0: none
@@ -55,7 +55,7 @@ private:
   Error start();
   void stop();
   /// The result of a candidate whose server died or was killed.
-  CandidateResult deathResult(FailureKind IfKilled, double CompileMs,
+  CandidateResult deathResult(FailureKind IfKilled, const CompiledInfo &Info,
                               const std::string &Phase);
   Expected<CandidateResult> awaitResult(const Candidate &C);
 

@@ -187,6 +187,7 @@ Expected<OpenedMsg> decodeOpened(std::span<const uint8_t> Meta) {
 MetaWriter encode(const RunningMsg &M) {
   MetaWriter W;
   f64(W, M.CompileMs);
+  W.str(M.Pipeline).i64(M.CodegenOpt).u32(M.Poisoned);
   return W;
 }
 
@@ -194,6 +195,9 @@ Expected<RunningMsg> decodeRunning(std::span<const uint8_t> Meta) {
   MetaReader R(Meta);
   RunningMsg M;
   M.CompileMs = f64(R);
+  M.Pipeline = R.str();
+  M.CodegenOpt = static_cast<int>(R.i64());
+  M.Poisoned = R.u32() != 0;
   R3_TRY(R.finish("running"));
   return M;
 }
@@ -286,8 +290,8 @@ Error sendFrame(int Fd, ServerFrame Kind, const MetaWriter &Meta,
                 std::span<const uint8_t> Bulk) {
   wire::FrameWriter W(Fd);
   if (Error E = W.send(static_cast<wire::Type>(Kind), Meta, Bulk))
-    return makeError("replay server protocol: sending ",
-                     serverFrameName(Kind), ": ", E.message());
+    return makeError("replay server protocol: sending ", serverFrameName(Kind),
+                     ": ", E.message());
   return Error::success();
 }
 

@@ -52,9 +52,8 @@ struct OpenedMsg {
   std::string Sandbox; ///< "landlock" or "rlimits"
 };
 
-struct RunningMsg {
-  double CompileMs = 0;
-};
+/// Sent when the candidate compiled and its runs start.
+using RunningMsg = CompiledInfo;
 
 wire::MetaWriter encode(const OpenMsg &M);
 wire::MetaWriter encode(const OpenedMsg &M);

@@ -140,17 +140,22 @@ std::string VerifyReport::message() const {
                   (Mismatches == 1 ? " mismatch in " : " mismatches in ") +
                   std::to_string(RegionsWrong) +
                   (RegionsWrong == 1 ? " output: " : " outputs: ");
-  for (size_t I = 0; I < First.size(); ++I)
-    M += (I ? "; " : "") + First[I];
+  for (size_t I = 0; I < First.size(); ++I) {
+    bool Same = I > 0 && Where[I] == Where[I - 1];
+    M += (I ? "; " : "") +
+         (Same ? First[I].substr(Where[I].size() + 2) : First[I]);
+  }
   if (Mismatches > First.size())
     M += "; and " + std::to_string(Mismatches - First.size()) + " more";
   return M;
 }
 
-void Verifier::describe(std::string Text) {
+void Verifier::describe(const std::string &Where, const std::string &What) {
   ++Report.Mismatches;
-  if (Report.First.size() < MaxDescribed)
-    Report.First.push_back(std::move(Text));
+  if (Report.First.size() < MaxDescribed) {
+    Report.First.push_back(Where + ": " + What);
+    Report.Where.push_back(Where);
+  }
 }
 
 void Verifier::checkBytes(const RegionCheck &R, size_t From) {
@@ -159,8 +164,9 @@ void Verifier::checkBytes(const RegionCheck &R, size_t From) {
                          : "";
   for (size_t I = From; I < R.Expected.size(); ++I)
     if (R.Expected[I] != R.Actual[I])
-      describe(R.Label + ": byte " + std::to_string(I) + ": expected " +
-               hexByte(R.Expected[I]) + ", got " + hexByte(R.Actual[I]) + Note);
+      describe(R.Label, "byte " + std::to_string(I) + ": expected " +
+                            hexByte(R.Expected[I]) + ", got " +
+                            hexByte(R.Actual[I]) + Note);
 }
 
 template <typename F> void Verifier::checkElements(const RegionCheck &R) {
@@ -171,9 +177,9 @@ template <typename F> void Verifier::checkElements(const RegionCheck &R) {
     std::memcpy(&G, R.Actual.data() + I * sizeof(F), sizeof(F));
     std::string Why = elementError(E, G, Settings);
     if (!Why.empty())
-      describe(R.Label + ": element " + std::to_string(I) + " (" +
-               Traits<F>::Name + "): expected " + number(E) + ", got " +
-               number(G) + " (" + Why + ")");
+      describe(R.Label, "element " + std::to_string(I) + " (" +
+                            Traits<F>::Name + "): expected " + number(E) +
+                            ", got " + number(G) + " (" + Why + ")");
   }
   checkBytes(R, N * sizeof(F));
 }
@@ -181,8 +187,8 @@ template <typename F> void Verifier::checkElements(const RegionCheck &R) {
 void Verifier::checkRegion(const RegionCheck &R) {
   uint64_t Before = Report.Mismatches;
   if (R.Expected.size() != R.Actual.size()) {
-    describe(R.Label + ": expected " + std::to_string(R.Expected.size()) +
-             " bytes, got " + std::to_string(R.Actual.size()));
+    describe(R.Label, "expected " + std::to_string(R.Expected.size()) +
+                          " bytes, got " + std::to_string(R.Actual.size()));
   } else if (std::memcmp(R.Expected.data(), R.Actual.data(),
                          R.Expected.size()) == 0) {
     return;
@@ -203,8 +209,7 @@ void Verifier::checkReturn(ValueType T, unsigned Size, uint64_t Expected,
   uint64_t Mask = Size >= 8 ? ~0ull : (1ull << (8 * Size)) - 1;
   Expected &= Mask;
   Actual &= Mask;
-  std::string Why;
-  std::string What = "return value";
+  std::string Why, Where = "return value", What;
   if (T == ValueType::F32 && Settings.Type != ElementType::Bytes) {
     float E, G;
     uint32_t EB = static_cast<uint32_t>(Expected),
@@ -212,20 +217,22 @@ void Verifier::checkReturn(ValueType T, unsigned Size, uint64_t Expected,
     std::memcpy(&E, &EB, 4);
     std::memcpy(&G, &GB, 4);
     Why = elementError(E, G, Settings);
-    What += " (f32): expected " + number(E) + ", got " + number(G);
+    Where += " (f32)";
+    What = "expected " + number(E) + ", got " + number(G);
   } else if (T == ValueType::F64 && Settings.Type != ElementType::Bytes) {
     double E, G;
     std::memcpy(&E, &Expected, 8);
     std::memcpy(&G, &Actual, 8);
     Why = elementError(E, G, Settings);
-    What += " (f64): expected " + number(E) + ", got " + number(G);
+    Where += " (f64)";
+    What = "expected " + number(E) + ", got " + number(G);
   } else if (Expected != Actual) {
     Why = "not bitwise equal";
-    What += ": expected " + hexValue(Expected) + ", got " + hexValue(Actual);
+    What = "expected " + hexValue(Expected) + ", got " + hexValue(Actual);
   }
   if (Why.empty())
     return;
-  describe(What + " (" + Why + ")");
+  describe(Where, What + " (" + Why + ")");
   ++Report.RegionsWrong;
 }
 

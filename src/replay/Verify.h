@@ -35,11 +35,13 @@ enum class ValueType { Bits, F32, F64 };
 
 /// What a verification found.
 struct VerifyReport {
-  uint64_t Mismatches = 0;     ///< every mismatched element or byte
-  uint32_t RegionsWrong = 0;   ///< regions (and return values) with one
+  uint64_t Mismatches = 0;        ///< every mismatched element or byte
+  uint32_t RegionsWrong = 0;      ///< regions (and return values) with one
   std::vector<std::string> First; ///< the first few, described
+  std::vector<std::string> Where; ///< the label that each of First starts with
   bool passed() const { return Mismatches == 0; }
-  /// "2 mismatches in 1 region: region 'y' (...): element 3 (f32): ...".
+  /// "2 mismatches in 1 output: region 'y' (...): element 3 (f32): ...;
+  /// element 4 ...": consecutive mismatches of one region share its label.
   std::string message() const;
 };
 
@@ -61,7 +63,7 @@ public:
 private:
   void checkBytes(const RegionCheck &R, size_t From);
   template <typename F> void checkElements(const RegionCheck &R);
-  void describe(std::string Text);
+  void describe(const std::string &Where, const std::string &What);
 
   VerifySettings Settings;
   VerifyReport Report;

@@ -25,7 +25,8 @@ std::string saxpyWith(const std::string &Signature, const std::string &Body,
                       const std::string &Extra = "") {
   return "define void @saxpy(" + Signature + R"() {
 entry:
-)" + Extra + R"(
+)" + Extra +
+         R"(
   %cmp = icmp sgt i32 %n, 0
   br i1 %cmp, label %loop, label %exit
 loop:
@@ -36,7 +37,8 @@ loop:
   %py = getelementptr inbounds float, ptr %y, i64 %idx
   %vy = load float, ptr %py
   %m = fmul float %a, %vx
-)" + Body + R"(
+)" + Body +
+         R"(
   store float %s, ptr %py
   %inext = add nsw i32 %i, 1
   %c = icmp slt i32 %inext, %n
@@ -51,9 +53,8 @@ const std::string SaxpySig = "i32 %n, float %a, ptr %x, ptr %y";
 const std::string SaxpyText = saxpyWith(SaxpySig, "  %s = fadd float %m, %vy");
 const std::string WrongText =
     saxpyWith(SaxpySig, "  %t = fadd float %m, %vy\n  %s = fadd float %t, 1.0");
-const std::string NullText =
-    saxpyWith(SaxpySig, "  %s = fadd float %m, %vy",
-              "  store volatile float 0.0, ptr null");
+const std::string NullText = saxpyWith(SaxpySig, "  %s = fadd float %m, %vy",
+                                       "  store volatile float 0.0, ptr null");
 const std::string LoopText = std::string(R"(
 define void @saxpy(i32 %n, float %a, ptr %x, ptr %y) {
 entry:
@@ -237,7 +238,8 @@ FixtureLaunch saxpyLaunch(int32_t N, float A, uint64_t YBase, float Shift) {
 
 Fixture saxpyFixture(uint64_t YBase) {
   Fixture F{"saxpy", SaxpyText, {4, 4, 8, 8}, {}, {}, Backend::Host};
-  F.Launches = {saxpyLaunch(1000, 2.0f, YBase, 0), saxpyLaunch(500, -1.5f, YBase, 1)};
+  F.Launches = {saxpyLaunch(1000, 2.0f, YBase, 0),
+                saxpyLaunch(500, -1.5f, YBase, 1)};
   return F;
 }
 
@@ -289,11 +291,15 @@ Fixture globalFixture() {
   F.Globals = {{"factor", Factor, 4}, {"calls", Calls, 4}};
   FixtureLaunch L;
   L.Slots = {SaxpyY, slot(N)};
-  L.Regions = {
-      {SaxpyY, "y", RegionKind::Heap, bytesOf(Y), bytesOf(Post)},
-      {Factor, "factor", RegionKind::Global, bytesOf(std::vector<float>{3}), {}},
-      {Calls, "calls", RegionKind::Global, bytesOf(std::vector<int32_t>{41}),
-       bytesOf(std::vector<int32_t>{42})}};
+  L.Regions = {{SaxpyY, "y", RegionKind::Heap, bytesOf(Y), bytesOf(Post)},
+               {Factor,
+                "factor",
+                RegionKind::Global,
+                bytesOf(std::vector<float>{3}),
+                {}},
+               {Calls, "calls", RegionKind::Global,
+                bytesOf(std::vector<int32_t>{41}),
+                bytesOf(std::vector<int32_t>{42})}};
   F.Launches = {L};
   return F;
 }

@@ -82,8 +82,8 @@ void requirePasses(ServerClient &S, const Candidate &C) {
 
 TEST_CASE("replay server: the recorded kernel verifies, timed") {
   auto S = client(fixture("saxpy"));
-  CHECK((S->opened().Sandbox == "landlock" ||
-         S->opened().Sandbox == "rlimits"));
+  CHECK(
+      (S->opened().Sandbox == "landlock" || S->opened().Sandbox == "rlimits"));
   CandidateResult R = evaluate(*S, saxpy());
   REQUIRE(R.Verified);
   CHECK(R.TimesNs.size() == 5);
@@ -94,7 +94,8 @@ TEST_CASE("replay server: the recorded kernel verifies, timed") {
   CHECK_FALSE(R.Poisoned); // saxpy reads y: the probe turns poisoning off
   CHECK(R.Sandbox == S->opened().Sandbox);
   requirePasses(*S, saxpy(1)); // the second launch, other data
-  for (const char *P : {"default<O0>", "default<O3>", "function(instcombine)"}) {
+  for (const char *P :
+       {"default<O0>", "default<O3>", "function(instcombine)"}) {
     Candidate C = saxpy();
     C.Pipeline = P;
     C.CodegenOpt = 0;
@@ -112,6 +113,7 @@ TEST_CASE("replay server: a crash is a result and the next candidate runs") {
   CHECK(R.Failure == FailureKind::Crashed);
   CHECK(R.Message.starts_with("crashed: SIG"));
   CHECK(R.Message.find("while running the candidate") != std::string::npos);
+  CHECK(R.Pipeline == "default<O2>"); // from Running, before the crash
   CHECK(S->serverPid() == -1);
   requirePasses(*S, saxpy());
   CHECK(S->starts() == 2);
@@ -315,8 +317,8 @@ TEST_CASE("region map: page ranges are aligned and merged") {
 
 TEST_CASE("region map: a taken range is named precisely") {
   const size_t Page = ::sysconf(_SC_PAGESIZE);
-  void *Mine = ::mmap(nullptr, 4 * Page, PROT_READ,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *Mine =
+      ::mmap(nullptr, 4 * Page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   REQUIRE(Mine != MAP_FAILED);
   uint64_t Base = reinterpret_cast<uint64_t>(Mine);
   std::vector<MappedSpan> S = {{Base + Page + 8, 100, "region 'y'"}};

@@ -41,8 +41,8 @@ TEST_CASE("stats: CI ranks match the binomial sign-test table") {
   // Published ranks for a >= 95% CI of the median (e.g. Conover, table A3).
   struct Row {
     size_t N, Lo, Hi;
-  } Table[] = {{6, 1, 6},   {8, 1, 8},    {9, 2, 8},    {10, 2, 9},
-               {12, 3, 10}, {15, 4, 12},  {20, 6, 15},  {30, 10, 21},
+  } Table[] = {{6, 1, 6},    {8, 1, 8},    {9, 2, 8},   {10, 2, 9},
+               {12, 3, 10},  {15, 4, 12},  {20, 6, 15}, {30, 10, 21},
                {50, 18, 33}, {100, 40, 61}};
   for (const Row &R : Table) {
     INFO("N = " << R.N);

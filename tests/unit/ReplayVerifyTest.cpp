@@ -155,7 +155,11 @@ TEST_CASE("verify: every mismatch is counted, the first few described") {
   auto R = check(tolerance(ToleranceKind::Abs, 0.5), bytes(E), bytes(A));
   CHECK(R.Mismatches == 100);
   CHECK(R.First.size() == Verifier::MaxDescribed);
-  CHECK(R.message().starts_with("100 mismatches in 1 output: "));
+  // Consecutive mismatches of one region share its label.
+  CHECK(R.message().starts_with(
+      "100 mismatches in 1 output: region 'C' (heap 0x55d0c0a0 +8192): "
+      "element 0 (f32): expected 1, got 2 (abs error 1 > 0.5); element 1 "
+      "(f32): expected 1, got 2 (abs error 1 > 0.5); element 2"));
   CHECK(R.message().ends_with("; and 96 more"));
 }
 

@@ -14,7 +14,8 @@ namespace r3 {
 namespace {
 class HostDevice final : public ReplayDevice {
 public:
-  explicit HostDevice(std::unique_ptr<CaptureReader> R) : Reader(std::move(R)) {}
+  explicit HostDevice(std::unique_ptr<CaptureReader> R)
+      : Reader(std::move(R)) {}
   Error reserve();
   Expected<CandidateResult> evaluate(const Candidate &C,
                                      const RunningFn &Running) override;
@@ -28,8 +29,8 @@ private:
                               const std::string &Kernel,
                               const HostCompileOptions &O,
                               HostCompileReport &Report, uint32_t K);
-  Expected<Poisoning> poisoning(const Candidate &C, uint32_t K,
-                                uint32_t Launch, int OptLevel);
+  Expected<Poisoning> poisoning(const Candidate &C, uint32_t K, uint32_t Launch,
+                                int OptLevel);
   Expected<CandidateResult> runAll(const Candidate &C, HostEntry Entry,
                                    const KernelSignature &Sig,
                                    const std::vector<Poisoning> &Poison);
@@ -48,9 +49,9 @@ Error HostDevice::reserve() {
   for (uint32_t L = 0; L < Launches.size(); ++L)
     for (uint32_t I = 0; I < Launches[L].Regions.size(); ++I) {
       const RegionInfo &R = Launches[L].Regions[I];
-      Spans.push_back({R.Base, R.Size,
-                       "launch " + std::to_string(L) + ", " +
-                           regionLabel(R, I)});
+      Spans.push_back(
+          {R.Base, R.Size,
+           "launch " + std::to_string(L) + ", " + regionLabel(R, I)});
     }
   return moveInto(AddressReservation::reserve(Spans), Space);
 }
@@ -74,12 +75,12 @@ Expected<const LaunchImage *> HostDevice::image(uint32_t Launch) {
   return &It->second;
 }
 
-Expected<std::vector<uint8_t>>
-HostDevice::recordedCode(uint32_t Kernel) const {
+Expected<std::vector<uint8_t>> HostDevice::recordedCode(uint32_t Kernel) const {
   uint32_t M = Reader->kernels()[Kernel].Module;
   if (Reader->modules()[M].Kind != ModuleKind::Bitcode)
-    return makeError("module ", M, " of kernel '", Reader->kernels()[Kernel].Name,
-                     "' is a ", moduleKindName(Reader->modules()[M].Kind),
+    return makeError("module ", M, " of kernel '",
+                     Reader->kernels()[Kernel].Name, "' is a ",
+                     moduleKindName(Reader->modules()[M].Kind),
                      ", not LLVM bitcode: the host backend cannot run it");
   return Reader->readModule(M);
 }
@@ -99,8 +100,7 @@ std::map<std::string, uint64_t> HostDevice::globalsOf(uint32_t Kernel) const {
 Expected<HostEntry> HostDevice::compile(std::span<const uint8_t> Code,
                                         const std::string &Kernel,
                                         const HostCompileOptions &O,
-                                        HostCompileReport &Report,
-                                        uint32_t K) {
+                                        HostCompileReport &Report, uint32_t K) {
   if (!Jit)
     R3_TRY(moveInto(HostJit::create(), Jit));
   return Jit->compile(Code, Kernel, globalsOf(K), O, Report);
@@ -175,9 +175,9 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
   std::vector<uint8_t> Recorded;
   if (C.Code == CodeKind::Recorded)
     R3_TRY(moveInto(recordedCode(K), Recorded));
-  std::span<const uint8_t> Code =
-      C.Code == CodeKind::Recorded ? std::span<const uint8_t>(Recorded)
-                                   : std::span<const uint8_t>(C.Image);
+  std::span<const uint8_t> Code = C.Code == CodeKind::Recorded
+                                      ? std::span<const uint8_t>(Recorded)
+                                      : std::span<const uint8_t>(C.Image);
   auto Sig = readSignature(Code, C.Kernel);
   if (!Sig)
     return failedResult(FailureKind::CompileError, Sig.takeError().message());
@@ -190,10 +190,9 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
   }
   if (N < 0 || N > 3)
     N = 2;
-  HostCompileOptions O{C.Pipeline.empty() ? "default<O" + std::to_string(N) +
-                                                ">"
-                                          : C.Pipeline,
-                       C.CodegenOpt < 0 ? N : C.CodegenOpt};
+  HostCompileOptions O{
+      C.Pipeline.empty() ? "default<O" + std::to_string(N) + ">" : C.Pipeline,
+      C.CodegenOpt < 0 ? N : C.CodegenOpt};
   std::vector<Poisoning> Poison;
   for (uint32_t L : C.Launches) {
     Poisoning P;
@@ -201,21 +200,26 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
     Poison.push_back(P);
   }
   HostCompileReport Report;
+  CompiledInfo Info{0, O.Pipeline, O.CodegenOpt,
+                    std::all_of(Poison.begin(), Poison.end(), [](Poisoning P) {
+                      return P == Poisoning::On;
+                    })};
   auto Described = [&](CandidateResult R) {
     R.CompileMs = Report.CompileMs;
-    R.Pipeline = O.Pipeline;
-    R.CodegenOpt = O.CodegenOpt;
-    R.Poisoned = std::all_of(Poison.begin(), Poison.end(), [](Poisoning P) {
-      return P == Poisoning::On;
-    });
+    R.Pipeline = Info.Pipeline;
+    R.CodegenOpt = Info.CodegenOpt;
+    R.Poisoned = Info.Poisoned;
     return R;
   };
   auto Entry = compile(Code, C.Kernel, O, Report, K);
   if (!Entry)
-    return Described(failedResult(FailureKind::CompileError,
-                                  Entry.takeError().message()));
-  R3_TRY(Running(Report.CompileMs));
+    return Described(
+        failedResult(FailureKind::CompileError, Entry.takeError().message()));
+  Info.CompileMs = Report.CompileMs;
+  R3_TRY(Running(Info));
   auto Res = runAll(C, *Entry, *Sig, Poison);
+  // A long-lived server must not keep every candidate's code.
+  R3_TRY(Jit->release(*Entry));
   if (!Res)
     return Res;
   return Described(std::move(*Res));
@@ -224,8 +228,10 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
 
 Expected<std::unique_ptr<ReplayDevice>>
 openHostDevice(std::unique_ptr<CaptureReader> R) {
+  std::string Path = R->path();
   auto D = std::make_unique<HostDevice>(std::move(R));
-  R3_TRY(D->reserve());
+  if (Error E = D->reserve())
+    return std::move(E).context(Path);
   return std::unique_ptr<ReplayDevice>(std::move(D));
 }
 

@@ -104,8 +104,7 @@ LaunchOutcome timedRuns(const LaunchImage &L, HostEntry Entry,
       O.Failure = FailureKind::Timeout;
       O.Message = "launch " + std::to_string(L.Index) + ": run " +
                   std::to_string(I + 1) + " took " + secondsText(Ns / 1e9) +
-                  ", more than the timeout of " +
-                  secondsText(S.TimeoutSeconds);
+                  ", more than the timeout of " + secondsText(S.TimeoutSeconds);
       return O;
     }
     if (I >= S.Warmup)

@@ -36,7 +36,8 @@ std::string rangeText(const PageRange &R) {
 }
 
 /// The first span that overlaps R, for an error message.
-const MappedSpan *spanIn(std::span<const MappedSpan> Spans, const PageRange &R) {
+const MappedSpan *spanIn(std::span<const MappedSpan> Spans,
+                         const PageRange &R) {
   for (const MappedSpan &S : Spans)
     if (S.Size && S.Base < R.End && S.Base + S.Size > R.Begin)
       return &S;
@@ -45,10 +46,9 @@ const MappedSpan *spanIn(std::span<const MappedSpan> Spans, const PageRange &R) 
 
 Error reserveRange(const PageRange &R, std::span<const MappedSpan> Spans) {
   void *Want = reinterpret_cast<void *>(R.Begin);
-  void *Got = ::mmap(Want, R.End - R.Begin, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                         MAP_FIXED_NOREPLACE,
-                     -1, 0);
+  void *Got = ::mmap(
+      Want, R.End - R.Begin, PROT_NONE,
+      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   int Saved = errno;
   if (Got != MAP_FAILED && Got != Want)
     ::munmap(Got, R.End - R.Begin);
@@ -58,8 +58,7 @@ Error reserveRange(const PageRange &R, std::span<const MappedSpan> Spans) {
   std::string Who = S ? S->Label : "a region";
   if (Got != MAP_FAILED || Saved == EEXIST)
     return makeError("cannot map ", Who, " at its recorded address: the range ",
-                     rangeText(R),
-                     " is already in use in the replay server");
+                     rangeText(R), " is already in use in the replay server");
   return makeError("cannot map ", Who, " at its recorded address: mmap of ",
                    rangeText(R), ": ", std::strerror(Saved));
 }
@@ -78,10 +77,9 @@ std::vector<PageRange> pageRanges(std::span<const MappedSpan> Spans) {
                                              : (End + P - 1) & ~(P - 1);
     Pages.push_back({S.Base & ~(P - 1), Up});
   }
-  std::sort(Pages.begin(), Pages.end(),
-            [](const PageRange &A, const PageRange &B) {
-              return A.Begin < B.Begin;
-            });
+  std::sort(
+      Pages.begin(), Pages.end(),
+      [](const PageRange &A, const PageRange &B) { return A.Begin < B.Begin; });
   std::vector<PageRange> Merged;
   for (const PageRange &R : Pages) {
     if (!Merged.empty() && R.Begin <= Merged.back().End)

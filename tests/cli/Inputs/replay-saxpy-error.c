@@ -1,0 +1,5 @@
+// A variant of saxpy that does not compile.
+void saxpy(int n, float a, float *x, float *y) {
+  for (int i = 0; i < n; ++i)
+    y[i] = a * x[i] + undeclared;
+}

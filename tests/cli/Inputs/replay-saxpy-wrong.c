@@ -1,0 +1,5 @@
+// A wrong variant of saxpy: one too much on every element.
+void saxpy(int n, float a, float *x, float *y) {
+  for (int i = 0; i < n; ++i)
+    y[i] = a * x[i] + y[i] + 1.0f;
+}
