@@ -174,6 +174,10 @@ TEST_CASE("replay server: compile errors and mis-shaped kernels") {
   CHECK(R.Failure == FailureKind::CompileError);
   CHECK(R.Message.find("no-such-pass") != std::string::npos);
 
+  Candidate Block = saxpy();
+  Block.Block = Dim3{32, 1, 1};
+  CHECK(evaluate(*S, Block).Failure == FailureKind::InvalidLaunch);
+
   Candidate Missing = saxpy();
   Missing.Kernel = "saxpi";
   auto E = S->evaluate(Missing);
@@ -253,6 +257,12 @@ TEST_CASE("replay server: open errors are errors") {
   auto C = ServerClient::create(O);
   REQUIRE_FALSE(C);
   CHECK(C.error().message().find("missing.h5") != std::string::npos);
+  O.CapturePath = fixture("cuda");
+  C = ServerClient::create(O);
+  REQUIRE_FALSE(C);
+  CHECK(C.error().message().ends_with(
+      "cuda.h5: a CUDA capture; the CUDA replay server is not built yet in "
+      "this r3"));
   O.CapturePath = fixture("unmappable");
   C = ServerClient::create(O);
   REQUIRE_FALSE(C);

@@ -170,6 +170,10 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
     if (L >= Reader->launches().size() || Reader->launches()[L].Kernel != K)
       return makeError("launch ", L, " is not a launch of kernel '", C.Kernel,
                        "' in the capture");
+  if (C.Grid || C.Block)
+    return failedResult(FailureKind::InvalidLaunch,
+                        "grid and block overrides apply to CUDA kernels; a "
+                        "host kernel runs as the application called it");
   if (C.Code == CodeKind::Cubin)
     return Error::make("a cubin cannot run on the host backend");
   std::vector<uint8_t> Recorded;
