@@ -252,6 +252,9 @@ json optionalJson(const std::optional<int64_t> &V) {
 json resultJson(const std::string &Kernel, uint32_t Launch,
                 const CandidateResult &R) {
   TimingStats S = computeStatsMs(R.TimesNs);
+  json Times = json::array();
+  for (uint64_t Ns : R.TimesNs)
+    Times.push_back(static_cast<double>(Ns) / 1e6);
   bool Timed = S.Count > 0;
   return {
       {"kernel", Kernel},
@@ -264,6 +267,7 @@ json resultJson(const std::string &Kernel, uint32_t Launch,
       {"median_ms", Timed ? json(S.Median) : json(nullptr)},
       {"ci95_ms", Timed ? json::array({S.CiLow, S.CiHigh}) : json(nullptr)},
       {"min_ms", Timed ? json(S.Min) : json(nullptr)},
+      {"times_ms", Times},
       {"repetitions", S.Count},
       {"registers", optionalJson(R.Registers)},
       {"spills", optionalJson(R.Spills)},
