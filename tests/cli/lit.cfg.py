@@ -21,9 +21,13 @@ config.environment["PATH"] = os.pathsep.join(
 config.environment["NO_COLOR"] = "1"
 
 config.substitutions.append(("%r3", config.r3_binary))
+config.substitutions.append(("%make-host-capture", config.make_capture.replace(
+    "r3-make-capture", "r3-make-host-capture")))
 config.substitutions.append(("%make-capture", config.make_capture))
 # clang-19, which builds the host-backend test applications.
+config.substitutions.append(("%clangxx", config.clang + "++"))
 config.substitutions.append(("%clang", config.clang))
+config.substitutions.append(("%recipes", os.path.join(config.r3_source_dir, "recipes")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 
 # GPU tests need a device; CPU-only machines skip them visibly (UNSUPPORTED).
