@@ -1,8 +1,253 @@
 // `r3 record`: run an application and record the inputs of chosen kernel
-// launches.
-#include "cli/Command.h"
+// launches. Everything is validated before the application starts; then it
+// runs with the record stream (a socketpair) and the contract of RecordEnv.h
+// in its environment, while this process writes the capture from the stream.
+// The application's output and exit status pass through; a failed recording
+// is `r3: error: <why>`, exit 1 and no capture file.
+#include "cli/Args.h"
+#include "cli/Diagnostics.h"
+#include "record/AppBackend.h"
+#include "record/CaptureSink.h"
+#include "record/Launcher.h"
+#include "record/OutputPath.h"
+#include "record/RecordEnv.h"
+#include "support/Demangle.h"
+#include "support/StringUtil.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace r3::cli {
+
+namespace {
+/// A validated `r3 record` command line.
+struct RecordPlan {
+  RecordEnv Env;
+  std::string OutputPattern; ///< empty with --list
+  std::string Program;       ///< the resolved application path
+  std::vector<std::string> Argv;
+};
+
+std::optional<std::string> envLookup(const std::string &Name) {
+  const char *V = std::getenv(Name.c_str());
+  return V ? std::optional<std::string>(V) : std::nullopt;
+}
+
+/// "4G", "512M", "64K" or plain bytes (binary units).
+Expected<uint64_t> parseSize(const std::string &Text) {
+  std::string Digits = Text;
+  uint64_t Unit = 1;
+  if (!Digits.empty()) {
+    char Last = static_cast<char>(std::toupper(Digits.back()));
+    int Shift = Last == 'K' ? 10 : Last == 'M' ? 20 : Last == 'G' ? 30 : 0;
+    if (Shift) {
+      Digits.pop_back();
+      Unit = 1ull << Shift;
+    }
+  }
+  auto V = parseUnsigned(Digits);
+  if (!V || *V == 0 || *V > ~0ull / Unit)
+    return Error::make("--max-bytes expects a positive size such as 4G, 512M "
+                       "or 1048576, got '" +
+                       Text + "'");
+  return *V * Unit;
+}
+
+Error checkBackend(const ParsedArgs &A, const std::string &Program) {
+  auto Chosen = choiceValue(A, "--backend", {"cuda", "host"}, "");
+  if (!Chosen)
+    return Chosen.takeError();
+  if (*Chosen == "host")
+    return Error::success();
+  if (*Chosen == "cuda")
+    return Error::make("the CUDA backend of 'r3 record' is not built yet in "
+                       "this r3; only --backend host works");
+  auto Facts = readElfFacts(Program);
+  if (!Facts)
+    return Facts.takeError();
+  if (detectBackend(*Facts) == Backend::Host)
+    return Error::success();
+  return makeError(
+      "'", Program,
+      "' is not instrumented for the host backend (it neither links "
+      "libr3-host-rt.so nor refers to __r3_host_register_unit), so it would be "
+      "recorded with the CUDA backend, which is not built yet in this r3; "
+      "build it with $(r3 host-flags --kernel REGEX) and $(r3 host-flags "
+      "--libs), or pass --backend host");
+}
+
+/// Checks the options that do not depend on the application.
+Error planOptions(const ParsedArgs &A, RecordPlan &P) {
+  if (!A.Positional.empty())
+    return makeError("unexpected argument '", A.Positional.front(),
+                     "' (the application goes after '--')");
+  if (A.Trailing.empty())
+    return Error::make("no application to record: give it after '--', as in "
+                       "r3 record -k REGEX -o OUT.h5 -- ./app ARGS");
+  auto It = A.Values.find("--kernel");
+  if (It != A.Values.end())
+    P.Env.Patterns = It->second;
+  R3_TRY(moveInto(parseLaunchRange(A.value("--launch"), A.value("--launches"),
+                                   A.value("--skip"),
+                                   A.value("--max-launches")),
+                  P.Env.Range));
+  auto Selector = KernelSelector::create(P.Env.Patterns, P.Env.Range);
+  if (!Selector)
+    return Selector.takeError();
+  if (auto M = A.value("--max-bytes"))
+    R3_TRY(moveInto(parseSize(*M), P.Env.MaxSnapshotBytes));
+  P.Env.Mode = A.has("--list") ? RecordMode::List : RecordMode::Record;
+  auto Out = A.value("--output");
+  if (P.Env.Mode == RecordMode::List && Out)
+    return Error::make("--list records nothing, so it takes no -o");
+  if (P.Env.Mode == RecordMode::Record && !Out)
+    return Error::make(
+        "-o OUT.h5 is required: the capture file to write (or --list to "
+        "list the kernels only)");
+  if (Out) {
+    P.OutputPattern = *Out;
+    R3_TRY(expandOutputPath(*Out, ::getpid(), envLookup).takeError());
+  }
+  return Error::success();
+}
+
+/// The socketpair of the stream: [0] stays here, [1] goes to the application.
+Error streamPair(int Fds[2]) {
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, Fds) != 0)
+    return errnoError("cannot create the record stream (socketpair)");
+  int Flags = ::fcntl(Fds[1], F_GETFD);
+  ::fcntl(Fds[1], F_SETFD, Flags & ~FD_CLOEXEC);
+  return Error::success();
+}
+
+CaptureHeader captureHeader(const RecordPlan &P) {
+  CaptureHeader H;
+  H.CommandLine = P.Argv;
+  for (const auto &[Name, Value] : encodeRecordEnv(P.Env))
+    if (Name != recordenv::Fd)
+      H.Environment.push_back(Name + "=" + Value);
+  return H;
+}
+
+std::string launchCount(uint64_t N) {
+  return std::to_string(N) + (N == 1 ? " launch" : " launches");
+}
+
+void printList(const std::vector<wire::KernelStatsMsg> &Kernels) {
+  std::vector<std::string> Names;
+  size_t Width = 6;
+  for (const auto &K : Kernels) {
+    Names.push_back(K.Demangled.empty() ? K.Name : K.Demangled);
+    Width = std::max(Width, Names.back().size());
+  }
+  int W = static_cast<int>(Width);
+  std::printf("%-*s  %10s  %s\n", W, "kernel", "launches", "mean duration");
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    double MeanUs = Kernels[I].Launches
+                        ? Kernels[I].TotalNs / 1000.0 / Kernels[I].Launches
+                        : 0.0;
+    std::printf("%-*s  %10llu  %.1f us\n", W, Names[I].c_str(),
+                static_cast<unsigned long long>(Kernels[I].Launches), MeanUs);
+  }
+  if (Kernels.empty())
+    std::printf("(no instrumented kernel ran)\n");
+}
+
+/// The result of receiving: a capture's statistics, or the list.
+struct Received {
+  Error Failure;
+  RecordStats Stats;
+  std::vector<wire::KernelStatsMsg> List;
+};
+
+Received receive(int Fd, const RecordPlan &P, const std::string &Path) {
+  Received R;
+  if (P.Env.Mode == RecordMode::List) {
+    auto L = receiveKernelList(Fd);
+    if (!L)
+      R.Failure = L.takeError();
+    else
+      R.List = std::move(*L);
+    return R;
+  }
+  auto S = receiveCapture(Fd, Path, captureHeader(P));
+  if (!S)
+    R.Failure = S.takeError();
+  else
+    R.Stats = std::move(*S);
+  return R;
+}
+
+int applicationExit(const ExitStatus &S, const std::string &App) {
+  if (S.How == ExitStatus::Kind::Exited)
+    return S.Code;
+  printError("'" + App + "' was killed by " + describeExit(S));
+  return 128 + S.Code;
+}
+
+int report(const Received &R, const RecordPlan &P, const std::string &Path,
+           const ExitStatus &S) {
+  if (R.Failure) {
+    std::string Why = R.Failure.message();
+    if (S.How == ExitStatus::Kind::Signaled || S.Code != 0)
+      Why += " (the application ended with " + describeExit(S) + ")";
+    printError(Why);
+    return ExitFailure;
+  }
+  if (P.Env.Mode == RecordMode::List)
+    printList(R.List);
+  else
+    std::fprintf(stderr, "r3: recorded %s of '%s' into %s (%llu regions, %s)\n",
+                 launchCount(R.Stats.Launches).c_str(),
+                 join(R.Stats.LaunchedKernels, "', '").c_str(), Path.c_str(),
+                 static_cast<unsigned long long>(R.Stats.Regions),
+                 formatBytes(R.Stats.RegionBytes).c_str());
+  return applicationExit(S, P.Argv.front());
+}
+
+int run(RecordPlan &P) {
+  int Fds[2];
+  if (Error E = streamPair(Fds))
+    return fail(E);
+  P.Env.StreamFd = Fds[1];
+  auto Pid = spawnProgram(P.Program, P.Argv, encodeRecordEnv(P.Env));
+  ::close(Fds[1]);
+  if (!Pid) {
+    ::close(Fds[0]);
+    return fail(Pid.error());
+  }
+  // Like system(): ^C and ^\ reach the application, which decides.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGQUIT, SIG_IGN);
+  std::string Path;
+  if (!P.OutputPattern.empty())
+    Path = *expandOutputPath(P.OutputPattern, *Pid, envLookup);
+  Received R = receive(Fds[0], P, Path);
+  ::close(Fds[0]); // a still-sending application now gets EPIPE, not a hang
+  auto Status = waitForProgram(*Pid);
+  if (!Status)
+    return fail(Status.error());
+  return report(R, P, Path, *Status);
+}
+
+int runRecord(const ParsedArgs &A) {
+  RecordPlan P;
+  if (Error E = planOptions(A, P))
+    return usageError(E.message(), "record");
+  auto Program = resolveProgram(A.Trailing.front());
+  if (!Program)
+    return fail(Program.error());
+  P.Program = *Program;
+  P.Argv = A.Trailing;
+  if (Error E = checkBackend(A, P.Program))
+    return fail(E);
+  return run(P);
+}
+} // namespace
 
 CommandSpec recordCommand() {
   return {
@@ -23,9 +268,11 @@ CommandSpec recordCommand() {
         "list the kernels launched; record nothing"},
        {"--backend", "", Arity::Value, "cuda|host",
         "which backend to record with"},
+       {"--max-bytes", "", Arity::Value, "SIZE",
+        "cap on the bytes one launch may snapshot (default 4G)"},
        {"--output", "-o", Arity::Value, "OUT.h5", "the capture file to write"}},
       true,
-      nullptr};
+      runRecord};
 }
 
 } // namespace r3::cli

@@ -3,6 +3,7 @@
 
 #include "record/Messages.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -10,6 +11,13 @@ namespace r3 {
 
 namespace {
 using namespace wire;
+
+const char *noRuntimeMessage() {
+  return "the recorded process ended before recording finished, without "
+         "sending anything: it never started r3's recording library (host "
+         "backend: is it built with $(r3 host-flags ...) and linked with "
+         "$(r3 host-flags --libs)?); no capture written";
+}
 
 class Sink {
 public:
@@ -37,6 +45,7 @@ private:
   std::unique_ptr<CaptureWriter> Writer;
   std::map<uint64_t, uint32_t> Modules, Kernels, Launches;
   std::map<uint32_t, uint32_t> RegionsPerLaunch;
+  std::map<uint32_t, std::string> KernelNames;
   RecordStats Stats;
 };
 
@@ -97,6 +106,7 @@ Error Sink::onKernel(std::span<const uint8_t> Meta) {
   if (!Index)
     return Index.takeError();
   Kernels[M.Id] = *Index;
+  KernelNames[*Index] = M.Info.Name;
   ++Stats.Kernels;
   return Error::success();
 }
@@ -110,6 +120,10 @@ Error Sink::onLaunch(std::span<const uint8_t> Meta) {
     return Index.takeError();
   Launches[M.Id] = *Index;
   ++Stats.Launches;
+  const std::string &Name = KernelNames[M.Info.Kernel];
+  auto &Seen = Stats.LaunchedKernels;
+  if (std::find(Seen.begin(), Seen.end(), Name) == Seen.end())
+    Seen.push_back(Name);
   return Error::success();
 }
 
@@ -178,6 +192,9 @@ Error Sink::handle(const FrameHeader &H, std::span<const uint8_t> Meta,
   case Type::Done:
     Done = true;
     return Error::success();
+  case Type::KernelStats:
+    return Error::make(
+        "record stream: a list-mode statistics frame in a recording");
   }
   return makeError("record stream: unknown frame type ", uint32_t(H.Kind));
 }
@@ -188,6 +205,8 @@ Expected<RecordStats> Sink::run() {
     FrameHeader H;
     bool AtEnd = false;
     R3_TRY(readHeader(Fd, H, AtEnd));
+    if (AtEnd && !Writer)
+      return Error::make(noRuntimeMessage());
     if (AtEnd)
       return Error::make("the recorded process ended before recording finished "
                          "(no capture written)");
@@ -201,7 +220,49 @@ Expected<RecordStats> Sink::run() {
   R3_TRY(Writer->finish());
   return Stats;
 }
+Error onListFrame(int Fd, const FrameHeader &H,
+                  std::vector<KernelStatsMsg> &Out, bool &Done) {
+  if (H.BulkLength != 0 || H.MetaLength > (1u << 20))
+    return Error::make("record stream: a malformed list-mode frame");
+  std::vector<uint8_t> Meta(H.MetaLength);
+  R3_TRY(readExactly(Fd, Meta));
+  switch (H.Kind) {
+  case Type::Hello: {
+    HelloMsg M;
+    return decode(Meta, M);
+  }
+  case Type::KernelStats:
+    Out.emplace_back();
+    return decode(Meta, Out.back());
+  case Type::Failure: {
+    std::string Message;
+    R3_TRY(decodeFailure(Meta, Message));
+    return Error::make(Message);
+  }
+  case Type::Done:
+    Done = true;
+    return Error::success();
+  default:
+    return makeError("record stream: frame type ", uint32_t(H.Kind),
+                     " in list mode");
+  }
+}
 } // namespace
+
+Expected<std::vector<KernelStatsMsg>> receiveKernelList(int Fd) {
+  std::vector<KernelStatsMsg> Out;
+  for (bool Done = false, Any = false; !Done; Any = true) {
+    FrameHeader H;
+    bool AtEnd = false;
+    R3_TRY(readHeader(Fd, H, AtEnd));
+    if (AtEnd)
+      return Error::make(Any ? "the recorded process ended before its kernel "
+                               "list was complete"
+                             : noRuntimeMessage());
+    R3_TRY(onListFrame(Fd, H, Out, Done));
+  }
+  return Out;
+}
 
 Expected<RecordStats> receiveCapture(int Fd, const std::string &Path,
                                      const CaptureHeader &Base,

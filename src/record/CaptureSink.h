@@ -9,13 +9,19 @@
 #include "capture/CaptureWriter.h"
 #include "support/Error.h"
 
+#include "record/Messages.h"
+
 #include <string>
+#include <vector>
 
 namespace r3 {
 
 struct RecordStats {
   uint64_t Modules = 0, Kernels = 0, Launches = 0, Regions = 0;
   uint64_t RegionBytes = 0; ///< bytes of region contents written, pre and post
+  /// The mangled names of the kernels with recorded launches, in the order of
+  /// their first recorded launch.
+  std::vector<std::string> LaunchedKernels;
 };
 
 /// Reads frames from Fd until Done and writes the capture to Path. Base holds
@@ -24,5 +30,13 @@ struct RecordStats {
 Expected<RecordStats>
 receiveCapture(int Fd, const std::string &Path, const CaptureHeader &Base,
                CaptureCompression Compression = CaptureCompression::None);
+
+} // namespace r3
+
+namespace r3 {
+
+/// List mode: reads the stream of `r3 record --list` (hello, one statistics
+/// frame per instrumented kernel that ran, done) and returns the statistics.
+Expected<std::vector<wire::KernelStatsMsg>> receiveKernelList(int Fd);
 
 } // namespace r3

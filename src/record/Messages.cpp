@@ -152,6 +152,21 @@ Error decode(std::span<const uint8_t> Meta, DurationMsg &M) {
   return R.finish("duration");
 }
 
+MetaWriter encode(const KernelStatsMsg &M) {
+  MetaWriter W;
+  W.str(M.Name).str(M.Demangled).u64(M.Launches).u64(M.TotalNs);
+  return W;
+}
+
+Error decode(std::span<const uint8_t> Meta, KernelStatsMsg &M) {
+  MetaReader R(Meta);
+  M.Name = R.str();
+  M.Demangled = R.str();
+  M.Launches = R.u64();
+  M.TotalNs = R.u64();
+  return R.finish("kernel statistics");
+}
+
 MetaWriter encodeFailure(const std::string &Message) {
   MetaWriter W;
   W.str(Message);

@@ -37,7 +37,15 @@ struct DurationMsg {
   uint64_t KernelId = 0, LaunchId = NoLaunch, Nanoseconds = 0;
 };
 
+/// List mode (r3 record --list): what one instrumented kernel did.
+struct KernelStatsMsg {
+  std::string Name;      ///< mangled
+  std::string Demangled; ///< empty when the name is not mangled
+  uint64_t Launches = 0, TotalNs = 0;
+};
+
 MetaWriter encode(const HelloMsg &M);
+MetaWriter encode(const KernelStatsMsg &M);
 MetaWriter encode(const ModuleMsg &M);
 MetaWriter encode(const KernelMsg &M);
 MetaWriter encode(const LaunchMsg &M);
@@ -51,6 +59,7 @@ Error decode(std::span<const uint8_t> Meta, KernelMsg &M);
 Error decode(std::span<const uint8_t> Meta, LaunchMsg &M);
 Error decode(std::span<const uint8_t> Meta, RegionMsg &M);
 Error decode(std::span<const uint8_t> Meta, DurationMsg &M);
+Error decode(std::span<const uint8_t> Meta, KernelStatsMsg &M);
 Error decodeFailure(std::span<const uint8_t> Meta, std::string &Message);
 
 } // namespace r3::wire

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace r3::wire {
@@ -101,7 +102,9 @@ Error MetaReader::finish(const char *What) const {
 Error FrameWriter::writeAll(const void *P, size_t N) {
   const auto *B = static_cast<const uint8_t *>(P);
   while (N > 0) {
-    ssize_t W = ::write(Fd, B, N);
+    ssize_t W = Mode == SendMode::SocketNoSignal
+                    ? ::send(Fd, B, N, MSG_NOSIGNAL)
+                    : ::write(Fd, B, N);
     if (W < 0 && errno == EINTR)
       continue;
     if (W <= 0)

@@ -30,6 +30,7 @@ enum class Type : uint32_t {
   Duration = 6, ///< kernel id, launch id (or NoLaunch), nanoseconds
   Failure = 7,  ///< a message: the recording cannot be complete
   Done = 8,     ///< the recording is complete
+  KernelStats = 9, ///< list mode: a kernel's name, launches, total duration
 };
 
 inline constexpr uint64_t NoLaunch = ~0ull;
@@ -81,9 +82,15 @@ struct FrameHeader {
 /// writes and EINTR. A sender inside an application should use a socket and
 /// MSG_NOSIGNAL, or ignore SIGPIPE, so that a dead r3 parent is an error here
 /// rather than a signal that kills the application.
+/// How a FrameWriter writes: write(2) on any fd, or send(2) with MSG_NOSIGNAL
+/// on a socket, so that a dead reader is an EPIPE error and never a SIGPIPE
+/// that would kill the application.
+enum class SendMode { Write, SocketNoSignal };
+
 class FrameWriter {
 public:
-  explicit FrameWriter(int Fd) : Fd(Fd) {}
+  explicit FrameWriter(int Fd, SendMode Mode = SendMode::Write)
+      : Fd(Fd), Mode(Mode) {}
   /// A whole frame.
   Error send(Type T, const MetaWriter &Meta,
              std::span<const uint8_t> Bulk = {});
@@ -94,6 +101,7 @@ public:
 private:
   Error writeAll(const void *P, size_t N);
   int Fd;
+  SendMode Mode;
   uint64_t BulkLeft = 0;
 };
 

@@ -1,0 +1,41 @@
+// Starting the application `r3 record` records: resolving its name through
+// PATH (with a clear error when it is missing or not executable), spawning it
+// with posix_spawn and extra environment variables (the record contract of
+// RecordEnv.h), and waiting for it. The application inherits r3's stdin,
+// stdout and stderr, so its output passes through unchanged.
+#pragma once
+
+#include "support/Error.h"
+
+#include <string>
+#include <sys/types.h>
+#include <utility>
+#include <vector>
+
+namespace r3 {
+
+/// How the application ended.
+struct ExitStatus {
+  enum class Kind { Exited, Signaled };
+  Kind How = Kind::Exited;
+  int Code = 0; ///< the exit code, or the signal number
+};
+
+/// The file that running Name would execute: Name itself when it contains a
+/// '/', else the first executable match in PATH. Errors say which.
+Expected<std::string> resolveProgram(const std::string &Name);
+
+/// Starts Path with Argv (Argv[0] as given) and the current environment plus
+/// Extra (replacing variables of the same names). File descriptors without
+/// FD_CLOEXEC are inherited.
+Expected<pid_t>
+spawnProgram(const std::string &Path, const std::vector<std::string> &Argv,
+             const std::vector<std::pair<std::string, std::string>> &Extra);
+
+/// Waits for Pid to end.
+Expected<ExitStatus> waitForProgram(pid_t Pid);
+
+/// "exit code 3", "signal 11 (Segmentation fault)".
+std::string describeExit(const ExitStatus &S);
+
+} // namespace r3
