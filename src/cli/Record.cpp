@@ -24,6 +24,10 @@
 namespace r3::cli {
 
 namespace {
+/// How receiveCapture says the stream ended without Done.
+constexpr std::string_view StreamEndedEarly =
+    "the recorded process ended before recording finished";
+
 /// A validated `r3 record` command line.
 struct RecordPlan {
   RecordEnv Env;
@@ -193,7 +197,11 @@ int report(const Received &R, const RecordPlan &P, const std::string &Path,
            const ExitStatus &S) {
   if (R.Failure) {
     std::string Why = R.Failure.message();
-    if (S.How == ExitStatus::Kind::Signaled || S.Code != 0)
+    if (S.How == ExitStatus::Kind::Signaled &&
+        Why.starts_with(StreamEndedEarly))
+      Why = "'" + P.Argv.front() + "' was killed by " + describeExit(S) +
+            " before recording finished; no capture written";
+    else if (S.How == ExitStatus::Kind::Signaled || S.Code != 0)
       Why += " (the application ended with " + describeExit(S) + ")";
     printError(Why);
     return ExitFailure;

@@ -28,6 +28,11 @@ config.substitutions.append(("%make-capture", config.make_capture))
 config.substitutions.append(("%clangxx", config.clang + "++"))
 config.substitutions.append(("%clang", config.clang))
 config.substitutions.append(("%recipes", os.path.join(config.r3_source_dir, "recipes")))
+# Host-runtime tests build applications against the runtime directly, with
+# descriptors written by hand instead of the pass plugin.
+config.substitutions.append(("%host-rt-cflags", "-I" + os.path.join(config.r3_source_dir, "src")))
+_host_rt_dir = os.path.join(os.path.dirname(os.path.dirname(config.r3_binary)), "lib", "r3")
+config.substitutions.append(("%host-rt-link", "-L%s -Wl,-rpath,%s -lr3-host-rt" % (_host_rt_dir, _host_rt_dir)))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 
 # GPU tests need a device; CPU-only machines skip them visibly (UNSUPPORTED).

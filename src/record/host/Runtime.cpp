@@ -245,13 +245,13 @@ PendingCall *beginRecordedCall(KernelState &S, const uint64_t *Args,
 void *enterSlow(r3_host_kernel *K, const uint64_t *Args) {
   BusyScope Busy;
   KernelState *S = stateOf(K);
-  if (!S->Selected)
-    return nullptr;
   bool Record = false;
   uint64_t Ordinal = 0;
   {
     std::lock_guard<std::mutex> L(R->StateLock);
-    Ordinal = S->Calls++;
+    Ordinal = S->Calls++; // counted even when not selected: "kernels seen"
+    if (!S->Selected)
+      return nullptr;
     Record = R->Env.Mode == RecordMode::Record &&
              R->Selector.countLaunch(K->name) && !InRecordedCall;
   }
