@@ -95,10 +95,10 @@ Error planOptions(const ParsedArgs &A, RecordPlan &P) {
   auto It = A.Values.find("--kernel");
   if (It != A.Values.end())
     P.Env.Patterns = It->second;
-  R3_TRY(moveInto(parseLaunchRange(A.value("--launch"), A.value("--launches"),
-                                   A.value("--skip"),
-                                   A.value("--max-launches")),
-                  P.Env.Range));
+  R3_TRY(
+      moveInto(parseLaunchRange(A.value("--launch"), A.value("--launches"),
+                                A.value("--skip"), A.value("--max-launches")),
+               P.Env.Range));
   auto Selector = KernelSelector::create(P.Env.Patterns, P.Env.Range);
   if (!Selector)
     return Selector.takeError();

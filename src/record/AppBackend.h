@@ -14,7 +14,7 @@ namespace r3 {
 
 /// What the ELF file at a path says about the host runtime.
 struct ElfFacts {
-  bool IsElf = false;            ///< a 64-bit little-endian ELF file
+  bool IsElf = false;             ///< a 64-bit little-endian ELF file
   bool RefersToHostHooks = false; ///< __r3_host_register_unit in .dynsym
   bool NeedsHostRuntime = false;  ///< DT_NEEDED libr3-host-rt.so
 };

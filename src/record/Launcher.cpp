@@ -78,8 +78,8 @@ Expected<std::string> resolveProgram(const std::string &Name) {
     return makeError("cannot run '", Name,
                      "': found in PATH, but it is not executable");
   return makeError("cannot run '", Name,
-                   "': command not found in PATH (give a path such as ./",
-                   Name, " for a program in this directory)");
+                   "': command not found in PATH (give a path such as ./", Name,
+                   " for a program in this directory)");
 }
 
 Expected<pid_t>
@@ -110,8 +110,8 @@ std::string describeExit(const ExitStatus &S) {
   if (S.How == ExitStatus::Kind::Exited)
     return "exit code " + std::to_string(S.Code);
   const char *Name = ::strsignal(S.Code);
-  return "signal " + std::to_string(S.Code) + " (" +
-         (Name ? Name : "unknown") + ")";
+  return "signal " + std::to_string(S.Code) + " (" + (Name ? Name : "unknown") +
+         ")";
 }
 
 } // namespace r3

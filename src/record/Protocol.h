@@ -22,14 +22,14 @@ namespace r3::wire {
 inline constexpr uint32_t ProtocolVersion = 1;
 
 enum class Type : uint32_t {
-  Hello = 1,    ///< version, pid, device
-  Module = 2,   ///< module id, kind; bulk: the image
-  Kernel = 3,   ///< kernel id, module id, name, params, globals, attributes
-  Launch = 4,   ///< launch id, kernel id, ordinal, dims, shared, params
-  Region = 5,   ///< launch id, phase, index, base, size, kind, name; bulk
-  Duration = 6, ///< kernel id, launch id (or NoLaunch), nanoseconds
-  Failure = 7,  ///< a message: the recording cannot be complete
-  Done = 8,     ///< the recording is complete
+  Hello = 1,       ///< version, pid, device
+  Module = 2,      ///< module id, kind; bulk: the image
+  Kernel = 3,      ///< kernel id, module id, name, params, globals, attributes
+  Launch = 4,      ///< launch id, kernel id, ordinal, dims, shared, params
+  Region = 5,      ///< launch id, phase, index, base, size, kind, name; bulk
+  Duration = 6,    ///< kernel id, launch id (or NoLaunch), nanoseconds
+  Failure = 7,     ///< a message: the recording cannot be complete
+  Done = 8,        ///< the recording is complete
   KernelStats = 9, ///< list mode: a kernel's name, launches, total duration
 };
 

@@ -19,9 +19,8 @@ std::string encodePatterns(const std::vector<std::string> &Patterns) {
 
 Error malformed(const char *Name, const std::string &Value,
                 const char *Expected) {
-  return makeError("environment variable ", Name, "='", Value,
-                   "': expected ", Expected,
-                   " (set by r3 record; do not set it by hand)");
+  return makeError("environment variable ", Name, "='", Value, "': expected ",
+                   Expected, " (set by r3 record; do not set it by hand)");
 }
 
 Expected<uint64_t> number(const char *Name, const std::string &Text) {

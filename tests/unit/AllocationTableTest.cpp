@@ -123,8 +123,7 @@ TEST_CASE("allocation table trims and splits mappings on partial munmap",
   CHECK(T.size() == 1);
 }
 
-TEST_CASE("sorted snapshot lookups find the containing allocation",
-          "[alloc]") {
+TEST_CASE("sorted snapshot lookups find the containing allocation", "[alloc]") {
   std::vector<Allocation> S = {{0x1000, 16, AllocKind::Heap},
                                {0x2000, 0, AllocKind::Heap},
                                {0x3000, 0x1000, AllocKind::Mmap}};

@@ -155,10 +155,9 @@ std::vector<Allocation> AllocationTable::snapshot() const {
   for (size_t I = 0; I < Capacity; ++I)
     if (Slots[I].Base != 0)
       Out.push_back({Slots[I].Base, Slots[I].Size, Slots[I].Kind});
-  std::sort(Out.begin(), Out.end(),
-            [](const Allocation &A, const Allocation &B) {
-              return A.Base < B.Base;
-            });
+  std::sort(
+      Out.begin(), Out.end(),
+      [](const Allocation &A, const Allocation &B) { return A.Base < B.Base; });
   return Out;
 }
 

@@ -183,10 +183,9 @@ void addMemory(std::vector<KnownMemory> &Out, const r3_host_global &G) {
 std::vector<KnownMemory> knownMemory(const r3_host_kernel &K) {
   std::vector<KnownMemory> Out;
   for (const Allocation &A : trackedAllocations())
-    Out.push_back({A.Base, A.Size,
-                   A.Kind == AllocKind::Mmap ? RegionKind::Mmap
-                                             : RegionKind::Heap,
-                   ""});
+    Out.push_back(
+        {A.Base, A.Size,
+         A.Kind == AllocKind::Mmap ? RegionKind::Mmap : RegionKind::Heap, ""});
   for (uint32_t I = 0; I < K.num_globals; ++I)
     addMemory(Out, K.globals[I]);
   {
@@ -349,10 +348,10 @@ Error sendDurations() {
 Error sendList() {
   for (KernelState *S : R->Kernels)
     if (S->Selected && S->Calls != 0)
-      R3_TRY(sendFrame(Type::KernelStats,
-                       encode(KernelStatsMsg{S->Desc->name,
-                                             demangle(S->Desc->name), S->Calls,
-                                             S->TotalNs})));
+      R3_TRY(sendFrame(
+          Type::KernelStats,
+          encode(KernelStatsMsg{S->Desc->name, demangle(S->Desc->name),
+                                S->Calls, S->TotalNs})));
   return Error::success();
 }
 

@@ -5,8 +5,8 @@
 #pragma once
 
 #include "capture/Capture.h"
-#include "record/host/AllocationTable.h"
 #include "record/Protocol.h"
+#include "record/host/AllocationTable.h"
 #include "record/host/HostAbi.h"
 #include "support/Error.h"
 
@@ -50,7 +50,7 @@ struct KnownMemory {
 /// One region of a recorded call, with its bytes before the call.
 struct SnapshotRegion {
   KnownMemory Where;
-  std::string Name; ///< what the capture stores as the region's name
+  std::string Name;       ///< what the capture stores as the region's name
   uint8_t *Pre = nullptr; ///< a private anonymous mapping of Where.Size bytes
 };
 

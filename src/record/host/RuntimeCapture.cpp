@@ -82,13 +82,13 @@ Error Collector::take(const KnownMemory &M, const std::string &Name) {
   Taken[I] = true;
   Total += M.Size;
   if (Total > MaxBytes)
-    return makeError("the memory a call of '", P.Kernel->name,
-                     "' reaches is more than the snapshot cap: ",
-                     P.Regions.size() + 1, " regions of ", formatBytes(Total),
-                     " (", Total, " bytes) so far, cap ", formatBytes(MaxBytes),
-                     " (", MaxBytes,
-                     " bytes; raise it with --max-bytes); the capture was "
-                     "refused");
+    return makeError(
+        "the memory a call of '", P.Kernel->name,
+        "' reaches is more than the snapshot cap: ", P.Regions.size() + 1,
+        " regions of ", formatBytes(Total), " (", Total, " bytes) so far, cap ",
+        formatBytes(MaxBytes), " (", MaxBytes,
+        " bytes; raise it with --max-bytes); the capture was "
+        "refused");
   P.Regions.push_back({M, M.Kind == RegionKind::Global ? M.Name : Name});
   return Error::success();
 }
@@ -173,9 +173,11 @@ Error checkStillThere(const PendingCall &P, const SnapshotRegion &R) {
   if (R.Where.Kind == RegionKind::Global ||
       stillTracked(R.Where.Base, R.Where.Size))
     return Error::success();
-  return makeError("the recorded call of '", P.Kernel->name, "' freed or "
-                   "unmapped the region at ", hex(R.Where.Base), " (",
-                   formatBytes(R.Where.Size), ") that it was given; the "
+  return makeError("the recorded call of '", P.Kernel->name,
+                   "' freed or "
+                   "unmapped the region at ",
+                   hex(R.Where.Base), " (", formatBytes(R.Where.Size),
+                   ") that it was given; the "
                    "capture was refused");
 }
 

@@ -20,11 +20,11 @@ static const uint8_t Bitcode[] = "not really bitcode: accumulate";
 static const r3_host_param Params[] = {{R3_HOST_PARAM_POINTER, 8, "acc"},
                                        {R3_HOST_PARAM_POINTER, 8, "in"},
                                        {R3_HOST_PARAM_INTEGER, 4, "n"}};
-static r3_host_kernel Desc = {"accumulate", Bitcode, sizeof(Bitcode), 3,
-                              Params, 0, nullptr, 0, 0};
+static r3_host_kernel Desc = {
+    "accumulate", Bitcode, sizeof(Bitcode), 3, Params, 0, nullptr, 0, 0};
 static r3_host_kernel *const Kernels[] = {&Desc};
-static const r3_host_unit Unit = {R3_HOST_ABI_VERSION, __FILE__, 1, Kernels,
-                                  0, nullptr};
+static const r3_host_unit Unit = {
+    R3_HOST_ABI_VERSION, __FILE__, 1, Kernels, 0, nullptr};
 __attribute__((constructor)) static void registerUnit() {
   __r3_host_register_unit(&Unit);
 }

@@ -23,7 +23,7 @@ struct Pair {
   long count;
 };
 
-int counter_global = 5;              /* a global the kernel uses */
+int counter_global = 5;                 /* a global the kernel uses */
 int table_global[4] = {10, 20, 30, 40}; /* a global an argument points into */
 
 long combine(struct Pair *p, int *h, double *c, float *al, unsigned char *m,
@@ -51,18 +51,30 @@ static const r3_host_param combine_params[] = {
 static const r3_host_param helper_params[] = {{R3_HOST_PARAM_POINTER, 8, "v"}};
 static const r3_host_global combine_globals[] = {
     {"counter_global", &counter_global, sizeof(counter_global)}};
-static r3_host_kernel combine_desc = {
-    "combine", combine_bitcode, sizeof(combine_bitcode), 7, combine_params,
-    1, combine_globals, 8, 0};
-static r3_host_kernel helper_desc = {
-    "helper", helper_bitcode, sizeof(helper_bitcode), 1, helper_params,
-    0, NULL, 0, 0};
+static r3_host_kernel combine_desc = {"combine",
+                                      combine_bitcode,
+                                      sizeof(combine_bitcode),
+                                      7,
+                                      combine_params,
+                                      1,
+                                      combine_globals,
+                                      8,
+                                      0};
+static r3_host_kernel helper_desc = {"helper",
+                                     helper_bitcode,
+                                     sizeof(helper_bitcode),
+                                     1,
+                                     helper_params,
+                                     0,
+                                     NULL,
+                                     0,
+                                     0};
 static r3_host_kernel *const unit_kernels[] = {&combine_desc, &helper_desc};
 static const r3_host_global unit_globals[] = {
     {"counter_global", &counter_global, sizeof(counter_global)},
     {"table_global", table_global, sizeof(table_global)}};
 static const r3_host_unit unit = {R3_HOST_ABI_VERSION, __FILE__, 2,
-                                  unit_kernels, 2, unit_globals};
+                                  unit_kernels,        2,        unit_globals};
 
 __attribute__((constructor)) static void register_unit(void) {
   __r3_host_register_unit(&unit);
@@ -70,8 +82,9 @@ __attribute__((constructor)) static void register_unit(void) {
 
 static long call_combine(struct Pair *p, int *h, double *c, float *al,
                          unsigned char *m, const int *t, int n) {
-  uint64_t slots[7] = {(uint64_t)p, (uint64_t)h, (uint64_t)c, (uint64_t)al,
-                       (uint64_t)m, (uint64_t)t, (uint64_t)(uint32_t)n};
+  uint64_t slots[7] = {(uint64_t)p,          (uint64_t)h, (uint64_t)c,
+                       (uint64_t)al,         (uint64_t)m, (uint64_t)t,
+                       (uint64_t)(uint32_t)n};
   void *token = __r3_host_enter(&combine_desc, slots);
   long r = combine(p, h, c, al, m, t, n);
   uint64_t ret = (uint64_t)r;
