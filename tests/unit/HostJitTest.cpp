@@ -394,3 +394,24 @@ TEST_CASE("an empty pipeline is refused with LLVM's message") {
   REQUIRE(E);
   CHECK(E.message() == "pipeline '': unknown pass name ''");
 }
+
+TEST_CASE("instcombine in a user's pipeline never aborts on a missed "
+          "fixpoint",
+          "[host-jit]") {
+  using r3::withoutFixpointAborts;
+  CHECK(withoutFixpointAborts("function(instcombine)") ==
+        "function(instcombine<no-verify-fixpoint>)");
+  CHECK(withoutFixpointAborts("function(sroa,instcombine,gvn),instcombine") ==
+        "function(sroa,instcombine<no-verify-fixpoint>,gvn),"
+        "instcombine<no-verify-fixpoint>");
+  CHECK(withoutFixpointAborts("function(instcombine<max-iterations=2>)") ==
+        "function(instcombine<max-iterations=2;no-verify-fixpoint>)");
+  // A user who asks for the check keeps it; other passes are untouched.
+  CHECK(withoutFixpointAborts("function(instcombine<verify-fixpoint>)") ==
+        "function(instcombine<verify-fixpoint>)");
+  CHECK(withoutFixpointAborts("function(aggressive-instcombine)") ==
+        "function(aggressive-instcombine)");
+  CHECK(withoutFixpointAborts("default<O3>") == "default<O3>");
+  CHECK(!r3::checkPipeline(withoutFixpointAborts(
+            "function(instcombine<max-iterations=2>,instcombine)")));
+}

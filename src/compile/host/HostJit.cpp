@@ -31,6 +31,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 
 using namespace llvm;
@@ -132,7 +133,8 @@ r3::Error verify(const Module &M, const char *What) {
 
 r3::Error parsePipeline(PassBuilder &PB, ModulePassManager &MPM,
                         const std::string &Pipeline) {
-  if (llvm::Error E = PB.parsePassPipeline(MPM, Pipeline))
+  if (llvm::Error E =
+          PB.parsePassPipeline(MPM, withoutFixpointAborts(Pipeline)))
     return fromLlvm(std::move(E)).context("pipeline '" + Pipeline + "'");
   return r3::Error::success();
 }
@@ -386,6 +388,42 @@ Expected<int> recordedOptLevel(std::span<const uint8_t> Bitcode) {
     return makeError("module flag 'r3.opt-level' is ", Level,
                      ", expected 0, 1, 2 or 3");
   return Level;
+}
+
+/// A pipeline string's `instcombine` runs with LLVM 19's fixpoint check on,
+/// which aborts the whole process ("LLVM ERROR: Instruction Combining did not
+/// reach a fixpoint") when one iteration does not finish the job; that is a
+/// debugging aid, not a property of the code, and default<On> turns it off.
+/// So every instcombine in a user's pipeline gets no-verify-fixpoint unless
+/// it names verify-fixpoint itself.
+std::string withoutFixpointAborts(const std::string &Pipeline) {
+  static const std::string Name = "instcombine";
+  std::string Out;
+  size_t Pos = 0;
+  while (true) {
+    size_t At = Pipeline.find(Name, Pos);
+    if (At == std::string::npos)
+      return Out + Pipeline.substr(Pos);
+    size_t End = At + Name.size();
+    bool Starts = At == 0 || Pipeline[At - 1] == '(' || Pipeline[At - 1] == ',';
+    bool Ends = End == Pipeline.size() || std::strchr(",)<", Pipeline[End]);
+    Out += Pipeline.substr(Pos, End - Pos);
+    Pos = End;
+    if (!Starts || !Ends)
+      continue;
+    if (End == Pipeline.size() || Pipeline[End] != '<') {
+      Out += "<no-verify-fixpoint>";
+      continue;
+    }
+    size_t Close = Pipeline.find('>', End);
+    if (Close == std::string::npos)
+      continue; // malformed: the parser reports it
+    std::string Params = Pipeline.substr(End, Close - End);
+    Out += Params;
+    if (Params.find("verify-fixpoint") == std::string::npos)
+      Out += ";no-verify-fixpoint";
+    Pos = Close;
+  }
 }
 
 } // namespace r3

@@ -69,6 +69,11 @@ private:
   std::unique_ptr<Impl> P;
 };
 
+/// Pipeline text as r3 runs it: every `instcombine` gets no-verify-fixpoint
+/// unless it names verify-fixpoint, because LLVM 19's pipeline parser turns
+/// on a check that aborts the process when one iteration is not enough.
+std::string withoutFixpointAborts(const std::string &Pipeline);
+
 /// Checks a pipeline string without running it; the error is LLVM's own
 /// message with the text: `pipeline 'function(foo)': unknown function pass
 /// 'foo'`.
