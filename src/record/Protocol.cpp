@@ -34,7 +34,8 @@ bool MetaReader::take(void *Out, size_t N) {
     Failed = true;
     return false;
   }
-  std::memcpy(Out, Data.data() + Pos, N);
+  if (N) // an empty vector's data() may be null, which memcpy must not get
+    std::memcpy(Out, Data.data() + Pos, N);
   Pos += N;
   return true;
 }

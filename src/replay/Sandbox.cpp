@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
@@ -110,7 +111,16 @@ Error extendCpuLimit(double Seconds) {
   return setSoftLimit(RLIMIT_CPU, Limit, "RLIMIT_CPU");
 }
 
+/// A candidate's fault must kill the server by its signal, which the client
+/// reports as `crashed: SIGSEGV`. Handlers installed before (a sanitizer
+/// runtime's turn a fault into a report and exit status 1) are removed.
+static void defaultFaultSignals() {
+  for (int Signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP})
+    std::signal(Signal, SIG_DFL);
+}
+
 Expected<std::string> enterSandbox(const SandboxSettings &S) {
+  defaultFaultSignals();
   rlimit NoCore{0, 0};
   if (::setrlimit(RLIMIT_CORE, &NoCore) != 0)
     return errnoError("sandbox: setrlimit RLIMIT_CORE");

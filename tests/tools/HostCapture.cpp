@@ -281,7 +281,7 @@ Fixture dotFixture() {
 
 Fixture globalFixture() {
   const int32_t N = 64;
-  const uint64_t Factor = 0x600000020000ull, Calls = 0x600000020004ull;
+  const uint64_t Factor = 0x4a0000020000ull, Calls = 0x4a0000020004ull;
   std::vector<float> Y(N), Post(N);
   for (int32_t I = 0; I < N; ++I) {
     Y[I] = I * 0.5f;

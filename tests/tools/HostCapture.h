@@ -43,7 +43,7 @@ extern const char *const SaxpyLoopIR;
 extern const char *const SaxpyThreeParamsIR;
 
 /// Where the saxpy fixture's buffers were "allocated".
-inline constexpr uint64_t SaxpyX = 0x600000001000ull;
-inline constexpr uint64_t SaxpyY = 0x600000003010ull;
+inline constexpr uint64_t SaxpyX = 0x4a0000001000ull;
+inline constexpr uint64_t SaxpyY = 0x4a0000003010ull;
 
 } // namespace r3::testing

@@ -199,7 +199,7 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
       C.CodegenOpt < 0 ? N : C.CodegenOpt};
   std::vector<Poisoning> Poison;
   for (uint32_t L : C.Launches) {
-    Poisoning P;
+    Poisoning P = Poisoning::Off;
     R3_TRY(moveInto(poisoning(C, K, L, N), P));
     Poison.push_back(P);
   }
