@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -32,6 +33,9 @@ struct ReplayPlan {
   std::optional<std::string> Kernel, Source;
   std::optional<uint32_t> Launch; ///< none: all
   std::vector<std::string> CFlags;
+  /// --pipeline, repeatable: each is one more candidate, evaluated in the same
+  /// server; empty: the default pipeline only.
+  std::vector<std::string> Pipelines;
   bool Json = false;
 };
 
@@ -111,12 +115,19 @@ Error parseVerify(const ParsedArgs &A, VerifySettings &S) {
   return Error::success();
 }
 
-Error parseCompiler(const ParsedArgs &A, Candidate &C) {
-  if (auto P = A.value("--pipeline")) {
-    if (Error E = checkPipeline(*P))
+Error parsePipelines(const ParsedArgs &A, std::vector<std::string> &Out) {
+  auto It = A.Values.find("--pipeline");
+  if (It == A.Values.end())
+    return Error::success();
+  for (const std::string &P : It->second) {
+    if (Error E = checkPipeline(P))
       return makeError("option '--pipeline': ", E.message());
-    C.Pipeline = *P;
+    Out.push_back(P);
   }
+  return Error::success();
+}
+
+Error parseCompiler(const ParsedArgs &A, Candidate &C) {
   if (auto O = A.value("--codegen-opt")) {
     auto N = parseUnsigned(*O);
     if (!N || *N > 3)
@@ -158,6 +169,7 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
                   C.TimeoutSeconds));
   R3_TRY(parseVerify(A, C.Verify));
   R3_TRY(parseCompiler(A, C));
+  R3_TRY(parsePipelines(A, P.Pipelines));
   std::string Format;
   R3_TRY(
       moveInto(choiceValue(A, "--format", {"table", "json"}, "table"), Format));
@@ -250,7 +262,7 @@ json optionalJson(const std::optional<int64_t> &V) {
 }
 
 json resultJson(const std::string &Kernel, uint32_t Launch,
-                const CandidateResult &R) {
+                const CandidateResult &R, double EvalMs) {
   TimingStats S = computeStatsMs(R.TimesNs);
   json Times = json::array();
   for (uint64_t Ns : R.TimesNs)
@@ -273,6 +285,7 @@ json resultJson(const std::string &Kernel, uint32_t Launch,
       {"spills", optionalJson(R.Spills)},
       {"shared_bytes", optionalJson(R.SharedBytes)},
       {"compile_ms", R.CompileMs},
+      {"eval_ms", EvalMs},
       {"pipeline", R.Pipeline.empty() ? json(nullptr) : json(R.Pipeline)},
       {"codegen_opt", R.Pipeline.empty() ? json(nullptr) : json(R.CodegenOpt)},
       {"poisoned", R.Poisoned},
@@ -350,8 +363,8 @@ struct Printer {
   std::string Capture;
   bool HeaderDone = false;
   void print(const std::string &Kernel, uint32_t Launch,
-             const CandidateResult &R) {
-    json J = resultJson(Kernel, Launch, R);
+             const CandidateResult &R, double EvalMs) {
+    json J = resultJson(Kernel, Launch, R, EvalMs);
     if (Json) {
       std::printf("%s\n", J.dump().c_str());
     } else {
@@ -364,18 +377,26 @@ struct Printer {
   }
 };
 
-/// Source candidates: one compile per kernel; a compile error is every
-/// launch's result.
+double msSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
+/// The results of every selected launch under one pipeline. Source
+/// candidates compile once per kernel (Sources caches them); a compile error
+/// is every launch's result.
+using SourceCache =
+    std::map<uint32_t, std::pair<CandidateResult, std::vector<uint8_t>>>;
+
 Expected<bool>
-replayAll(const CaptureReader &R, const ReplayPlan &P,
-          const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
-  auto Client = ServerClient::create({{}, P.Capture, {}, 120, 120, 5, 0});
-  if (!Client)
-    return Client.takeError();
-  Printer Out{P.Json, P.Capture};
+replayPipeline(ServerClient &Client, const CaptureReader &R,
+               const ReplayPlan &P,
+               const std::vector<std::pair<uint32_t, uint32_t>> &Sel,
+               SourceCache &Sources, Printer &Out) {
   bool AllVerified = true;
-  std::map<uint32_t, std::pair<CandidateResult, std::vector<uint8_t>>> Sources;
   for (auto [Launch, K] : Sel) {
+    auto Start = std::chrono::steady_clock::now();
     const std::string &Kernel = R.kernels()[K].Name;
     std::vector<uint8_t> *Bitcode = nullptr;
     CandidateResult Res;
@@ -388,11 +409,36 @@ replayAll(const CaptureReader &R, const ReplayPlan &P,
       Bitcode = &Sources[K].second;
     }
     if (!P.Source || Res.Verified)
-      R3_TRY(moveInto(replayLaunch(**Client, P, Kernel, Launch, Bitcode), Res));
+      R3_TRY(moveInto(replayLaunch(Client, P, Kernel, Launch, Bitcode), Res));
     if (Res.Sandbox.empty())
-      Res.Sandbox = (*Client)->opened().Sandbox;
-    Out.print(Kernel, Launch, Res);
+      Res.Sandbox = Client.opened().Sandbox;
+    Out.print(Kernel, Launch, Res, msSince(Start));
     AllVerified &= Res.Verified;
+  }
+  return AllVerified;
+}
+
+/// Each pipeline is one candidate per launch, all in one server (which a
+/// crash or a timeout restarts), as a campaign evaluates them.
+Expected<bool>
+replayAll(const CaptureReader &R, const ReplayPlan &P,
+          const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
+  auto Client = ServerClient::create({{}, P.Capture, {}, 120, 120, 5, 0});
+  if (!Client)
+    return Client.takeError();
+  Printer Out{P.Json, P.Capture};
+  SourceCache Sources;
+  std::vector<std::string> Pipelines = P.Pipelines;
+  if (Pipelines.empty())
+    Pipelines.push_back(P.Base.Pipeline);
+  bool AllVerified = true;
+  ReplayPlan Each = P;
+  for (const std::string &Pipeline : Pipelines) {
+    Each.Base.Pipeline = Pipeline;
+    bool Verified = false;
+    R3_TRY(moveInto(replayPipeline(**Client, R, Each, Sel, Sources, Out),
+                    Verified));
+    AllVerified &= Verified;
   }
   return AllVerified;
 }
@@ -433,8 +479,10 @@ CommandSpec replayCommand() {
       "CAPTURE.h5 [options]",
       "Without --source the recorded module is replayed: the fidelity "
       "baseline. Each launch runs in a sandboxed replay server; a candidate "
-      "that crashes or runs past its timeout is reported as such. Exit status "
-      "0 when every replayed launch verified, 1 otherwise.",
+      "that crashes or runs past its timeout is reported as such. --pipeline "
+      "may be repeated: each pipeline is one more candidate, evaluated in the "
+      "same server. Exit status 0 when every replayed launch verified, 1 "
+      "otherwise.",
       {{"--kernel", "", Arity::Value, "NAME", "the kernel to replay"},
        {"--launch", "", Arity::Value, "N|all",
         "which recorded launch (default all)"},
