@@ -172,9 +172,13 @@ void printTable(const json &J, bool Regions) {
               Backend.c_str(), Producer.c_str());
   const json &D = J["device"];
   std::string DevName = D["name"], CC = D["compute_capability"];
-  std::printf("device:      %s (compute %s, driver %d, %s)\n", DevName.c_str(),
-              CC.c_str(), D["driver_version"].get<int>(),
-              formatBytes(D["memory_bytes"].get<uint64_t>()).c_str());
+  if (Backend == "host")
+    std::printf("device:      %s (%s memory)\n", DevName.c_str(),
+                formatBytes(D["memory_bytes"].get<uint64_t>()).c_str());
+  else
+    std::printf("device:      %s (compute %s, driver %d, %s)\n",
+                DevName.c_str(), CC.c_str(), D["driver_version"].get<int>(),
+                formatBytes(D["memory_bytes"].get<uint64_t>()).c_str());
   std::vector<std::string> Cmd = J["command_line"];
   std::printf("application: %s\n", Cmd.empty() ? "-" : join(Cmd, " ").c_str());
   std::printf("modules:     %zu\n", J["modules"].size());

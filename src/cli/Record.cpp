@@ -209,7 +209,8 @@ int report(const Received &R, const RecordPlan &P, const std::string &Path,
   if (P.Env.Mode == RecordMode::List)
     printList(R.List);
   else
-    std::fprintf(stderr, "r3: recorded %s of '%s' into %s (%llu regions, %s)\n",
+    std::fprintf(stderr, "r3: recorded %s of '%s' into %s (%llu regions, %s stored "
+                 "before and after)\n",
                  launchCount(R.Stats.Launches).c_str(),
                  join(R.Stats.LaunchedKernels, "', '").c_str(), Path.c_str(),
                  static_cast<unsigned long long>(R.Stats.Regions),

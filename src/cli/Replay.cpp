@@ -314,9 +314,9 @@ void printTableHeader(const std::string &Capture, const json &First) {
       First["sandbox"].is_null() ? "-" : First["sandbox"].get<std::string>();
   std::printf("replay of %s (host backend, sandbox: %s)\n", Capture.c_str(),
               Sandbox.c_str());
-  std::printf("%-16s %-6s %-13s %-9s %-21s %-9s %-5s %-10s %-14s %s\n",
+  std::printf("%-16s %-6s %-13s %-9s %-21s %-9s %-5s %-10s %-8s %s\n",
               "kernel", "launch", "result", "median", "95% ci", "min", "reps",
-              "compile", "pipeline", "poisoned");
+              "compile", "poisoned", "pipeline");
 }
 
 void printTableRow(const json &J) {
@@ -329,13 +329,13 @@ void printTableRow(const json &J) {
   std::string Pipeline =
       J["pipeline"].is_null() ? "-" : J["pipeline"].get<std::string>();
   std::string Compile = duration(J["compile_ms"]);
-  std::printf("%-16s %-6u %-13s %-9s %-21s %-9s %-5zu %-10s %-14s %s\n",
+  std::printf("%-16s %-6u %-13s %-9s %-21s %-9s %-5zu %-10s %-8s %s\n",
               J["kernel"].get<std::string>().c_str(),
               J["launch"].get<uint32_t>(), Result.c_str(),
               duration(J["median_ms"]).c_str(), Ci.c_str(),
               duration(J["min_ms"]).c_str(), J["repetitions"].get<size_t>(),
-              Compile.c_str(), Pipeline.c_str(),
-              J["poisoned"].get<bool>() ? "yes" : "no");
+              Compile.c_str(), J["poisoned"].get<bool>() ? "yes" : "no",
+              Pipeline.c_str());
   std::string Message = J["message"];
   if (!Message.empty())
     std::printf("  %s\n", Message.c_str());
