@@ -41,24 +41,12 @@ std::optional<std::string> envLookup(const std::string &Name) {
   return V ? std::optional<std::string>(V) : std::nullopt;
 }
 
-/// "4G", "512M", "64K" or plain bytes (binary units).
-Expected<uint64_t> parseSize(const std::string &Text) {
-  std::string Digits = Text;
-  uint64_t Unit = 1;
-  if (!Digits.empty()) {
-    char Last = static_cast<char>(std::toupper(Digits.back()));
-    int Shift = Last == 'K' ? 10 : Last == 'M' ? 20 : Last == 'G' ? 30 : 0;
-    if (Shift) {
-      Digits.pop_back();
-      Unit = 1ull << Shift;
-    }
-  }
-  auto V = parseUnsigned(Digits);
-  if (!V || *V == 0 || *V > ~0ull / Unit)
-    return Error::make("--max-bytes expects a positive size such as 4G, 512M "
-                       "or 1048576, got '" +
-                       Text + "'");
-  return *V * Unit;
+Expected<uint64_t> parseMaxBytes(const std::string &Text) {
+  if (auto V = parseSize(Text))
+    return *V;
+  return Error::make("--max-bytes expects a positive size such as 4G, 512M "
+                     "or 1048576, got '" +
+                     Text + "'");
 }
 
 Error checkBackend(const ParsedArgs &A, const std::string &Program) {
@@ -103,7 +91,7 @@ Error planOptions(const ParsedArgs &A, RecordPlan &P) {
   if (!Selector)
     return Selector.takeError();
   if (auto M = A.value("--max-bytes"))
-    R3_TRY(moveInto(parseSize(*M), P.Env.MaxSnapshotBytes));
+    R3_TRY(moveInto(parseMaxBytes(*M), P.Env.MaxSnapshotBytes));
   P.Env.Mode = A.has("--list") ? RecordMode::List : RecordMode::Record;
   auto Out = A.value("--output");
   if (P.Env.Mode == RecordMode::List && Out)

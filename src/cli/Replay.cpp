@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -36,8 +37,37 @@ struct ReplayPlan {
   /// --pipeline, repeatable: each is one more candidate, evaluated in the same
   /// server; empty: the default pipeline only.
   std::vector<std::string> Pipelines;
+  /// The server's address-space limit; none: chosen from the capture.
+  std::optional<uint64_t> MaxMemory;
   bool Json = false;
 };
+
+/// The replay server's default address-space limit: room for LLVM, the
+/// capture's largest launch four times over (regions, pristine copies,
+/// verification buffers) and 8 GiB to spare. A candidate that allocates
+/// without bound fails inside the server instead of exhausting the machine.
+uint64_t defaultMaxMemory(const CaptureReader &R) {
+  uint64_t Largest = 0;
+  for (const LaunchInfo &L : R.launches())
+    Largest = std::max(Largest, totalRegionBytes(L));
+  return (8ull << 30) + 4 * Largest;
+}
+
+Error parseMaxMemory(const ParsedArgs &A, std::optional<uint64_t> &Out) {
+  auto V = A.value("--max-memory");
+  if (!V)
+    return Error::success();
+  if (*V == "none") {
+    Out = 0;
+    return Error::success();
+  }
+  Out = parseSize(*V);
+  if (!Out)
+    return makeError("option '--max-memory' expects a size such as 16G or "
+                     "512M, or 'none', got '",
+                     *V, "'");
+  return Error::success();
+}
 
 Expected<uint32_t> countOption(const ParsedArgs &A, std::string_view Name,
                                uint32_t Default, uint32_t Min) {
@@ -170,6 +200,7 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
   R3_TRY(parseVerify(A, C.Verify));
   R3_TRY(parseCompiler(A, C));
   R3_TRY(parsePipelines(A, P.Pipelines));
+  R3_TRY(parseMaxMemory(A, P.MaxMemory));
   std::string Format;
   R3_TRY(
       moveInto(choiceValue(A, "--format", {"table", "json"}, "table"), Format));
@@ -423,7 +454,9 @@ replayPipeline(ServerClient &Client, const CaptureReader &R,
 Expected<bool>
 replayAll(const CaptureReader &R, const ReplayPlan &P,
           const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
-  auto Client = ServerClient::create({{}, P.Capture, {}, 120, 120, 5, 0});
+  uint64_t MaxMemory = P.MaxMemory ? *P.MaxMemory : defaultMaxMemory(R);
+  auto Client =
+      ServerClient::create({{}, P.Capture, {}, 120, 120, 5, MaxMemory});
   if (!Client)
     return Client.takeError();
   Printer Out{P.Json, P.Capture};
@@ -505,6 +538,9 @@ CommandSpec replayCommand() {
         "the element type outputs are compared as"},
        {"--poison", "", Arity::Value, "auto|on|off",
         "fill outputs with 0xff before verifying (default auto)"},
+       {"--max-memory", "", Arity::Value, "SIZE|none",
+        "the replay server's address-space limit (default 8G + 4x the "
+        "largest launch)"},
        {"--format", "", Arity::Value, "table|json", "output format"}},
       false,
       runReplay};

@@ -2,6 +2,7 @@
 #include "support/StringUtil.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 
@@ -70,6 +71,22 @@ std::optional<uint64_t> parseUnsigned(std::string_view Text) {
   if (Text.empty() || Ec != std::errc() || End != Text.data() + Text.size())
     return std::nullopt;
   return Value;
+}
+
+std::optional<uint64_t> parseSize(std::string_view Text) {
+  uint64_t Unit = 1;
+  if (!Text.empty()) {
+    char Last = static_cast<char>(std::toupper(Text.back()));
+    int Shift = Last == 'K' ? 10 : Last == 'M' ? 20 : Last == 'G' ? 30 : 0;
+    if (Shift) {
+      Text.remove_suffix(1);
+      Unit = 1ull << Shift;
+    }
+  }
+  auto V = parseUnsigned(Text);
+  if (!V || *V == 0 || *V > ~0ull / Unit)
+    return std::nullopt;
+  return *V * Unit;
 }
 
 } // namespace r3

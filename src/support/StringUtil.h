@@ -27,4 +27,8 @@ std::string join(const std::vector<std::string> &Parts, std::string_view Sep);
 /// Parses a non-negative decimal integer that fills the whole string.
 std::optional<uint64_t> parseUnsigned(std::string_view Text);
 
+/// Parses a positive size: plain bytes, or with a binary unit K, M or G
+/// ("4G", "512M", "64k"); none on anything else, zero, or overflow.
+std::optional<uint64_t> parseSize(std::string_view Text);
+
 } // namespace r3

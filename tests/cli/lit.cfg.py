@@ -38,5 +38,8 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 # GPU tests need a device; CPU-only machines skip them visibly (UNSUPPORTED).
 if shutil.which("nvidia-smi") and os.path.exists("/dev/nvidia0"):
     config.available_features.add("gpu")
+# Sanitizer builds of r3 (scripts/check's second build).
+if config.r3_sanitize:
+    config.available_features.add("asan")
 if config.r3_have_cuda:
     config.available_features.add("cuda-toolkit")

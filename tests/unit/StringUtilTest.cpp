@@ -34,3 +34,16 @@ TEST_CASE("unsigned parsing rejects partial and negative input", "[support]") {
   CHECK_FALSE(parseUnsigned("-1").has_value());
   CHECK_FALSE(parseUnsigned("").has_value());
 }
+
+TEST_CASE("sizes with binary units", "[support]") {
+  CHECK(r3::parseSize("1048576") == 1048576u);
+  CHECK(r3::parseSize("64k") == 65536u);
+  CHECK(r3::parseSize("512M") == 512ull << 20);
+  CHECK(r3::parseSize("4G") == 4ull << 30);
+  CHECK_FALSE(r3::parseSize(""));
+  CHECK_FALSE(r3::parseSize("G"));
+  CHECK_FALSE(r3::parseSize("0"));
+  CHECK_FALSE(r3::parseSize("4T"));
+  CHECK_FALSE(r3::parseSize("-1M"));
+  CHECK_FALSE(r3::parseSize("99999999999G"));
+}
