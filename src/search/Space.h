@@ -1,0 +1,84 @@
+// The search space of one level of a campaign (the inner loop's compiler and
+// launch settings, or a tuning cache's parameters in simulation): a list of
+// parameters, each ordinal, categorical or a sequence (a pass pipeline drawn
+// from an alphabet of passes), and optionally an explicit list of the valid
+// points. Strategies see only this model; what a parameter means (a pass, a
+// block size) is the campaign's business.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace r3::search {
+
+/// The random engine of every strategy; seeded by the campaign.
+using Rng = std::mt19937_64;
+
+enum class ParamKind {
+  Ordinal,     ///< values in an order that matters (block sizes, opt levels)
+  Categorical, ///< unordered choices (toolchains, base pipelines)
+  Sequence     ///< an ordered list of alphabet entries (extra passes)
+};
+
+struct Param {
+  std::string Name;
+  ParamKind Kind = ParamKind::Categorical;
+  /// Ordinal and Categorical: the values as text (Ordinal: in their order).
+  /// Sequence: the alphabet (for pipelines: pass names).
+  std::vector<std::string> Values;
+  /// Ordinal only: the numeric value of each entry of Values, when they are
+  /// numbers (block sizes); empty: the index is the value.
+  std::vector<double> Numbers;
+  unsigned MinLength = 0, MaxLength = 0; ///< Sequence only
+};
+
+/// One configuration: per parameter, the index of its value in Values (one
+/// element), or for a Sequence the indices of its entries in order (0 to
+/// MaxLength elements).
+struct Point {
+  std::vector<std::vector<uint32_t>> Values;
+  friend bool operator==(const Point &, const Point &) = default;
+  friend auto operator<=>(const Point &, const Point &) = default;
+};
+
+class Space {
+public:
+  Space() = default;
+  explicit Space(std::vector<Param> P) : Params(std::move(P)) {}
+
+  std::vector<Param> Params;
+  /// The valid points, when only some combinations are valid (a tuning
+  /// cache's entries); empty: every combination is valid.
+  std::vector<Point> Allowed;
+
+  /// How many points there are (Allowed's size when it is given); a double
+  /// because pass sequences make spaces astronomically large.
+  double size() const;
+  /// Whether the space is small enough to list (size() <= Limit).
+  bool enumerable(double Limit = 1e6) const;
+  /// Every point, in lexicographic order of their indices; only when
+  /// enumerable().
+  std::vector<Point> enumerate() const;
+  /// A point drawn uniformly from the parameters' domains (from Allowed when
+  /// given); sequence lengths uniform in [MinLength, MaxLength].
+  Point random(Rng &R) const;
+  /// Points one step away: one ordinal moved to a neighbouring value, one
+  /// categorical changed, one sequence entry inserted, removed, replaced or
+  /// swapped with its neighbour. With Allowed, only allowed points.
+  std::vector<Point> neighbours(const Point &P) const;
+  /// Whether P has the right shape and every index in range (and is in
+  /// Allowed when given).
+  bool contains(const Point &P) const;
+  /// The canonical text of P, unique per point: "block_x=128,pipeline=
+  /// default<O3>,passes=[licm;gvn]". Used as a key and shown to users.
+  std::string describe(const Point &P) const;
+  /// The value of parameter I in P as text (a sequence: its entries joined
+  /// with ',').
+  std::string valueText(const Point &P, size_t I) const;
+  /// The index of the parameter named Name, or -1.
+  int find(const std::string &Name) const;
+};
+
+} // namespace r3::search

@@ -1,0 +1,300 @@
+// Bayesian optimization, the default inner-loop strategy: a Gaussian process
+// (bo/Gp.h) models the logarithm of the run time over an encoding of the
+// space, and the next points maximise expected improvement (Jones, Schonlau
+// and Welch, "Efficient global optimization of expensive black-box
+// functions", 1998) times the probability that the point does not fail.
+//
+// - Encoding. Ordinal parameters map to [0, 1] by their index (block sizes
+//   are powers of two, so the index is their logarithm); categorical ones to
+//   one-hot blocks scaled so that any change has distance 1; a pass sequence
+//   to its pass counts and its length, so that pipelines that share passes
+//   are near each other and one edit is a short step (a bag-of-words view of
+//   sequences, as in kernel methods for strings; cf. Lodhi et al. 2002).
+// - Failures. A point that fails to compile, crashes or gives a wrong result
+//   has no time. A second GP regresses the failure indicator over the same
+//   encoding, and the acquisition is multiplied by the predicted probability
+//   of success, so that invalid regions are learned and avoided (the
+//   feasibility weighting of Gelbart, Snoek and Adams 2014).
+// - Batches. Workers run several candidates at once, so proposals come in
+//   batches chosen by the kriging believer heuristic (Ginsbourger, Le Riche
+//   and Carraro 2010): each chosen or pending point enters the model with its
+//   predicted mean before the next one is chosen.
+// - Acquisition optimisation. The space is discrete and often huge (pass
+//   sequences), so EI is maximised over a pool: every unseen point when the
+//   space is small, otherwise random points plus the neighbourhoods of the
+//   best observed points, then a short hill climb over neighbours from the
+//   best candidates (as SMAC does; Hutter, Hoos and Leyton-Brown 2011).
+// - Noise. Timings are noisy; the GP's noise variance is a hyperparameter
+//   chosen by marginal likelihood, so repeated near-equal times do not
+//   collapse the model.
+#include "search/Strategy.h"
+#include "search/bo/Gp.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace r3::search {
+
+namespace {
+
+using bo::Vector;
+
+/// The feature vector of a point (see the file comment).
+class Encoder {
+public:
+  explicit Encoder(const Space &S) : S(S) {}
+
+  Vector encode(const Point &P) const {
+    Vector X;
+    for (size_t I = 0; I < S.Params.size(); ++I)
+      append(S.Params[I], P.Values[I], X);
+    return X;
+  }
+
+private:
+  static void append(const Param &Par, const std::vector<uint32_t> &V,
+                     Vector &X) {
+    size_t N = Par.Values.size();
+    switch (Par.Kind) {
+    case ParamKind::Ordinal:
+      X.push_back(N > 1 ? static_cast<double>(V[0]) / (N - 1) : 0);
+      return;
+    case ParamKind::Categorical:
+      for (size_t K = 0; K < N; ++K)
+        X.push_back(K == V[0] ? std::sqrt(0.5) : 0);
+      return;
+    case ParamKind::Sequence: {
+      double Scale = 1.0 / std::max(1u, Par.MaxLength);
+      size_t Start = X.size();
+      X.resize(Start + N, 0);
+      for (uint32_t E : V)
+        X[Start + E] += std::sqrt(0.5);
+      X.push_back(static_cast<double>(V.size()) * Scale);
+      return;
+    }
+    }
+  }
+
+  const Space &S;
+};
+
+class BayesOpt final : public Strategy {
+public:
+  BayesOpt(const Space &S, const StrategyOptions &O)
+      : S(S), R(O.Seed), Enc(S),
+        Initial(O.InitialSamples ? O.InitialSamples : 8) {}
+
+  std::string_view name() const override { return "bo"; }
+
+  std::vector<Point> propose(unsigned N) override {
+    std::vector<Point> Out;
+    if (successes() < Initial)
+      Out = randomPoints(N);
+    else
+      Out = modelPoints(N);
+    for (const Point &P : Out)
+      Obs.markPending(P);
+    return Out;
+  }
+
+  void observe(const Point &P, std::optional<double> Value) override {
+    Obs.observe(P, Value);
+  }
+  void markPending(const Point &P) override { Obs.markPending(P); }
+  void forget(const Point &P) override { Obs.forget(P); }
+
+private:
+  unsigned successes() const {
+    unsigned N = 0;
+    for (const auto &E : Obs.entries())
+      N += E.Value && *E.Value > 0;
+    return N;
+  }
+
+  /// Unseen points drawn at random (the initial design); falls back to the
+  /// model-free pool when random draws keep hitting seen points.
+  std::vector<Point> randomPoints(unsigned N) {
+    std::vector<Point> Out;
+    std::set<Point> Chosen;
+    for (unsigned Try = 0; Out.size() < N && Try < 200 * N; ++Try) {
+      Point P = S.random(R);
+      if (!Obs.seen(P) && Chosen.insert(P).second)
+        Out.push_back(std::move(P));
+    }
+    if (Out.size() < N && S.enumerable(SmallSpace))
+      for (Point &P : S.enumerate())
+        if (Out.size() < N && !Obs.seen(P) && Chosen.insert(P).second)
+          Out.push_back(std::move(P));
+    return Out;
+  }
+
+  /// Fits the time model and the failure model to what was observed. Failed
+  /// points also enter the time model, at the worst time seen: without them
+  /// the model is most uncertain, so most attractive, exactly where points
+  /// fail.
+  void fitModels() {
+    std::vector<Vector> X, XFailed;
+    Vector Y, Fail;
+    std::vector<Vector> XAll;
+    for (const auto &E : Obs.entries()) {
+      Vector V = Enc.encode(E.P);
+      bool Ok = E.Value && *E.Value > 0;
+      if (Ok) {
+        X.push_back(V);
+        Y.push_back(std::log(*E.Value));
+      } else {
+        XFailed.push_back(V);
+      }
+      XAll.push_back(std::move(V));
+      Fail.push_back(Ok ? 0.0 : 1.0);
+    }
+    BestLog = *std::min_element(Y.begin(), Y.end());
+    double WorstLog = *std::max_element(Y.begin(), Y.end());
+    for (Vector &V : XFailed) {
+      X.push_back(std::move(V));
+      Y.push_back(WorstLog);
+    }
+    // The hyperparameter grid is searched again when the data grew by a
+    // fifth since the last search; in between they are kept (cheaper, and
+    // the fit barely moves).
+    if (!Hyper || X.size() >= HyperAt * 6 / 5 + 1) {
+      TimeModel.fit(X, Y);
+      Hyper = TimeModel.hyper();
+      HyperAt = X.size();
+    } else {
+      TimeModel.fit(X, Y, &*Hyper);
+    }
+    HasFailures = !XFailed.empty();
+    if (HasFailures)
+      FailModel.fit(XAll, Fail);
+  }
+
+  double acquisition(const Point &P) const {
+    Vector X = Enc.encode(P);
+    double Ei = bo::expectedImprovement(TimeModel.predict(X), BestLog, 0.002);
+    if (!HasFailures)
+      return Ei;
+    double PFail = std::clamp(FailModel.predict(X).Mean, 0.0, 0.98);
+    return Ei * (1 - PFail);
+  }
+
+  /// The candidates EI is maximised over (see the file comment).
+  std::vector<Point> pool(const std::set<Point> &Chosen) {
+    std::vector<Point> Out;
+    auto Usable = [&](const Point &P) {
+      return !Obs.seen(P) && !Chosen.count(P);
+    };
+    if (S.enumerable(SmallSpace)) {
+      for (Point &P : S.enumerate())
+        if (Usable(P))
+          Out.push_back(std::move(P));
+      return Out;
+    }
+    std::set<Point> Unique;
+    for (unsigned I = 0; I < PoolSize; ++I) {
+      Point P = S.random(R);
+      if (Usable(P) && Unique.insert(P).second)
+        Out.push_back(std::move(P));
+    }
+    for (const Point &B : bestObserved(4))
+      for (Point &P : S.neighbours(B))
+        if (Usable(P) && Unique.insert(P).second)
+          Out.push_back(std::move(P));
+    return Out;
+  }
+
+  std::vector<Point> bestObserved(size_t K) const {
+    std::vector<std::pair<double, Point>> Ok;
+    for (const auto &E : Obs.entries())
+      if (E.Value && *E.Value > 0)
+        Ok.emplace_back(*E.Value, E.P);
+    std::sort(Ok.begin(), Ok.end());
+    std::vector<Point> Out;
+    for (size_t I = 0; I < Ok.size() && I < K; ++I)
+      Out.push_back(Ok[I].second);
+    return Out;
+  }
+
+  /// The best point of the pool, improved by a short hill climb over
+  /// neighbours when the space is too large to score whole.
+  std::optional<Point> bestCandidate(const std::set<Point> &Chosen) {
+    std::vector<Point> Pool = pool(Chosen);
+    if (Pool.empty())
+      return std::nullopt;
+    std::vector<std::pair<double, size_t>> Scored;
+    for (size_t I = 0; I < Pool.size(); ++I)
+      Scored.emplace_back(acquisition(Pool[I]), I);
+    std::sort(Scored.rbegin(), Scored.rend());
+    if (S.enumerable(SmallSpace))
+      return Pool[Scored[0].second];
+    std::pair<double, Point> Best{Scored[0].first, Pool[Scored[0].second]};
+    for (size_t K = 0; K < Scored.size() && K < 3; ++K)
+      climb({Scored[K].first, Pool[Scored[K].second]}, Chosen, Best);
+    return Best.second;
+  }
+
+  void climb(std::pair<double, Point> At, const std::set<Point> &Chosen,
+             std::pair<double, Point> &Best) {
+    for (unsigned Step = 0; Step < 4; ++Step) {
+      bool Moved = false;
+      for (const Point &Q : S.neighbours(At.second)) {
+        if (Obs.seen(Q) || Chosen.count(Q))
+          continue;
+        double A = acquisition(Q);
+        if (A > At.first) {
+          At = {A, Q};
+          Moved = true;
+        }
+      }
+      if (At.first > Best.first)
+        Best = At;
+      if (!Moved)
+        return;
+    }
+  }
+
+  std::vector<Point> modelPoints(unsigned N) {
+    fitModels();
+    // Kriging believer: pending points count as observed at their mean.
+    for (const Point &P : Obs.pending()) {
+      Vector X = Enc.encode(P);
+      TimeModel.add(X, TimeModel.predict(X).Mean);
+    }
+    std::vector<Point> Out;
+    std::set<Point> Chosen;
+    while (Out.size() < N) {
+      std::optional<Point> P = bestCandidate(Chosen);
+      if (!P)
+        break;
+      Vector X = Enc.encode(*P);
+      if (Out.size() + 1 < N)
+        TimeModel.add(X, TimeModel.predict(X).Mean);
+      Chosen.insert(*P);
+      Out.push_back(std::move(*P));
+    }
+    return Out;
+  }
+
+  static constexpr double SmallSpace = 1000;
+  static constexpr unsigned PoolSize = 600;
+  const Space &S;
+  Rng R;
+  Encoder Enc;
+  unsigned Initial;
+  Observations Obs;
+  bo::Gp TimeModel, FailModel;
+  std::optional<bo::GpHyper> Hyper;
+  size_t HyperAt = 0;
+  bool HasFailures = false;
+  double BestLog = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makeBayesOpt(const Space &S,
+                                       const StrategyOptions &O) {
+  return std::make_unique<BayesOpt>(S, O);
+}
+
+} // namespace r3::search
