@@ -26,9 +26,8 @@ public:
   std::vector<Point> propose(unsigned N) override {
     std::vector<Point> Out;
     while (Out.size() < N) {
-      std::optional<Point> P = Order.empty() && !S.enumerable(ListLimit)
-                                   ? draw()
-                                   : next();
+      std::optional<Point> P =
+          Order.empty() && !S.enumerable(ListLimit) ? draw() : next();
       if (!P)
         break;
       Seen.markPending(*P);

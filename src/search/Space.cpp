@@ -103,8 +103,8 @@ bool isOneEdit(const std::vector<uint32_t> &A, const std::vector<uint32_t> &B) {
 }
 
 /// The sequences one edit away from V within P's length bounds.
-std::vector<std::vector<uint32_t>> sequenceEdits(const Param &P,
-                                                 const std::vector<uint32_t> &V) {
+std::vector<std::vector<uint32_t>>
+sequenceEdits(const Param &P, const std::vector<uint32_t> &V) {
   std::set<std::vector<uint32_t>> Out;
   uint32_t A = static_cast<uint32_t>(P.Values.size());
   for (size_t Pos = 0; Pos <= V.size() && V.size() < P.MaxLength; ++Pos)
@@ -235,8 +235,8 @@ Point Space::random(Rng &R) const {
     std::vector<uint32_t> V;
     unsigned Length = 1;
     if (P.Kind == ParamKind::Sequence)
-      Length = std::uniform_int_distribution<unsigned>(P.MinLength,
-                                                       P.MaxLength)(R);
+      Length =
+          std::uniform_int_distribution<unsigned>(P.MinLength, P.MaxLength)(R);
     for (unsigned K = 0; K < Length && !P.Values.empty(); ++K)
       V.push_back(uniformIndex(R, P.Values.size()));
     Q.Values.push_back(std::move(V));
@@ -259,7 +259,8 @@ std::vector<Point> allowedNeighbours(const Space &S, const Point &P) {
     const Param &Par = S.Params[I];
     if (Par.Kind == ParamKind::Categorical)
       Out.push_back(Q);
-    else if (Par.Kind == ParamKind::Sequence && isOneEdit(P.Values[I], Q.Values[I]))
+    else if (Par.Kind == ParamKind::Sequence &&
+             isOneEdit(P.Values[I], Q.Values[I]))
       Out.push_back(Q);
     else if (Par.Kind == ParamKind::Ordinal) {
       uint32_t X = P.Values[I][0], Y = Q.Values[I][0];

@@ -50,8 +50,8 @@ public:
   virtual void forget(const Point &P) = 0;
 };
 
-/// Bookkeeping most strategies share (not the campaign history): which points were observed (with their
-/// values) and which are pending.
+/// Bookkeeping most strategies share (not the campaign history): which points
+/// were observed (with their values) and which are pending.
 class Observations {
 public:
   struct Entry {

@@ -47,8 +47,8 @@ public:
     if (P.Kind != ParamKind::Sequence)
       return {Value(R)};
     std::vector<double> L(Lengths.begin() + P.MinLength, Lengths.end());
-    unsigned Length =
-        P.MinLength + std::discrete_distribution<unsigned>(L.begin(), L.end())(R);
+    unsigned Length = P.MinLength + std::discrete_distribution<unsigned>(
+                                        L.begin(), L.end())(R);
     std::vector<uint32_t> V;
     for (unsigned K = 0; K < Length; ++K)
       V.push_back(Value(R));
@@ -101,8 +101,7 @@ public:
       std::vector<Point> More = Fallback->propose(N - Out.size());
       size_t Before = Out.size();
       for (Point &P : More)
-        if (!Obs.seen(P) &&
-            std::find(Out.begin(), Out.end(), P) == Out.end())
+        if (!Obs.seen(P) && std::find(Out.begin(), Out.end(), P) == Out.end())
           Out.push_back(std::move(P));
       if (More.empty() || Out.size() == Before)
         break;
@@ -177,7 +176,8 @@ private:
         continue;
       double Score = 0;
       for (size_t I = 0; I < S.Params.size(); ++I)
-        Score += L[I].logLikelihood(P.Values[I]) - G[I].logLikelihood(P.Values[I]);
+        Score +=
+            L[I].logLikelihood(P.Values[I]) - G[I].logLikelihood(P.Values[I]);
       Scored.emplace_back(Score, std::move(P));
     }
     std::sort(Scored.begin(), Scored.end(),

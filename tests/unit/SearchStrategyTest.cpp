@@ -23,8 +23,8 @@ std::unique_ptr<Strategy> make(const std::string &Name, const Space &S,
 }
 
 Space gridSpace() {
-  return Space({ordinalParam("x", 6), ordinalParam("y", 5),
-                categoricalParam("c", 3)});
+  return Space(
+      {ordinalParam("x", 6), ordinalParam("y", 5), categoricalParam("c", 3)});
 }
 
 /// The bowl over x and y, with category 2 the cheapest.

@@ -49,7 +49,8 @@ inline Run runStrategy(Strategy &S, const Space &Sp, const Objective &F,
   Run Out;
   std::set<Point> Seen;
   while (Out.Evaluations < Budget) {
-    std::vector<Point> Ps = S.propose(std::min(Batch, Budget - Out.Evaluations));
+    std::vector<Point> Ps =
+        S.propose(std::min(Batch, Budget - Out.Evaluations));
     if (Ps.empty())
       break;
     for (const Point &P : Ps) {

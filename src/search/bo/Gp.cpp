@@ -64,7 +64,9 @@ bool extendCholesky(std::vector<Vector> &L, Vector Column) {
   return true;
 }
 
-double normalPdf(double X) { return std::exp(-0.5 * X * X) / std::sqrt(2 * Pi); }
+double normalPdf(double X) {
+  return std::exp(-0.5 * X * X) / std::sqrt(2 * Pi);
+}
 double normalCdf(double X) { return 0.5 * std::erfc(-X / std::sqrt(2.0)); }
 
 } // namespace

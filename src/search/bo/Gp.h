@@ -48,8 +48,8 @@ private:
   double kernel(const Vector &A, const Vector &B) const;
 
   std::vector<Vector> Xs;
-  Vector Ys;        ///< raw targets
-  Vector Z;         ///< standardized targets
+  Vector Ys; ///< raw targets
+  Vector Z;  ///< standardized targets
   double MeanY = 0, ScaleY = 1;
   GpHyper H;
   std::vector<Vector> L; ///< the lower Cholesky factor, row I of length I+1
