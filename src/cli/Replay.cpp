@@ -42,17 +42,6 @@ struct ReplayPlan {
   bool Json = false;
 };
 
-/// The replay server's default address-space limit: room for LLVM, the
-/// capture's largest launch four times over (regions, pristine copies,
-/// verification buffers) and 8 GiB to spare. A candidate that allocates
-/// without bound fails inside the server instead of exhausting the machine.
-uint64_t defaultMaxMemory(const CaptureReader &R) {
-  uint64_t Largest = 0;
-  for (const LaunchInfo &L : R.launches())
-    Largest = std::max(Largest, totalRegionBytes(L));
-  return (8ull << 30) + 4 * Largest;
-}
-
 Error parseMaxMemory(const ParsedArgs &A, std::optional<uint64_t> &Out) {
   auto V = A.value("--max-memory");
   if (!V)
@@ -454,7 +443,7 @@ replayPipeline(ServerClient &Client, const CaptureReader &R,
 Expected<bool>
 replayAll(const CaptureReader &R, const ReplayPlan &P,
           const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
-  uint64_t MaxMemory = P.MaxMemory ? *P.MaxMemory : defaultMaxMemory(R);
+  uint64_t MaxMemory = P.MaxMemory ? *P.MaxMemory : defaultAddressSpaceLimit(R);
   auto Client =
       ServerClient::create({{}, P.Capture, {}, 120, 120, 5, MaxMemory});
   if (!Client)

@@ -1,25 +1,248 @@
-// `r3 tune`: run (or resume) a tuning campaign.
-#include "cli/Command.h"
+// `r3 tune`: run (or resume) a tuning campaign. The engine (campaign/Engine.h)
+// does the work; this file validates the command line, prints progress (a
+// line rewritten in place on a terminal, plain log lines otherwise) and maps
+// the outcome to an exit status: 0 complete, 1 failed, 75 interrupted (resume
+// it). With --simulate it runs a strategy against a tuning cache instead.
+#include "campaign/Campaign.h"
+#include "campaign/Engine.h"
+#include "cli/Args.h"
+#include "cli/Diagnostics.h"
+#include "cli/TuneSimulate.h"
+#include "support/FileUtil.h"
+#include "support/StringUtil.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 
 namespace r3::cli {
+
+namespace {
+std::string duration(double Seconds) {
+  char Buf[32];
+  if (Seconds < 120)
+    std::snprintf(Buf, sizeof Buf, "%.0fs", Seconds);
+  else if (Seconds < 7200)
+    std::snprintf(Buf, sizeof Buf, "%.0fm", Seconds / 60);
+  else
+    std::snprintf(Buf, sizeof Buf, "%.1fh", Seconds / 3600);
+  return Buf;
+}
+
+std::string kernelText(const KernelProgress &K) {
+  char Buf[160];
+  if (K.BestMs && K.BaselineMs)
+    std::snprintf(Buf, sizeof Buf, "%s %.3gx", K.Name.c_str(),
+                  *K.BaselineMs / *K.BestMs);
+  else
+    std::snprintf(Buf, sizeof Buf, "%s -", K.Name.c_str());
+  return Buf;
+}
+
+/// Progress on stderr: in place on a terminal, else a line every 10 s.
+class Printer : public TuneObserver {
+public:
+  Printer() : Terminal(::isatty(STDERR_FILENO)) {
+    Color = Terminal && !std::getenv("NO_COLOR");
+  }
+  void progress(const TuneProgress &P) override {
+    auto Now = std::chrono::steady_clock::now();
+    if (!Terminal && Now - Last < std::chrono::seconds(10) && P.Done < P.Budget)
+      return;
+    Last = Now;
+    std::string Line = line(P);
+    if (Terminal)
+      std::fprintf(stderr, "\r\033[K%s", Line.c_str());
+    else
+      std::fprintf(stderr, "r3: %s\n", Line.c_str());
+    Pending = Terminal;
+  }
+  void note(const std::string &Line) override {
+    endLine();
+    std::fprintf(stderr, "r3: %s\n", Line.c_str());
+  }
+  void endLine() {
+    if (Pending)
+      std::fputc('\n', stderr);
+    Pending = false;
+  }
+
+private:
+  std::string line(const TuneProgress &P) const {
+    std::vector<std::string> Ks;
+    for (const KernelProgress &K : P.Kernels)
+      Ks.push_back(kernelText(K));
+    char Buf[256];
+    std::snprintf(Buf, sizeof Buf,
+                  "%llu/%llu evaluations, %s%s%s, %.1f/min, %llu failed, "
+                  "%llu running",
+                  static_cast<unsigned long long>(P.Done),
+                  static_cast<unsigned long long>(P.Budget),
+                  Color ? "\033[1m" : "", join(Ks, ", ").c_str(),
+                  Color ? "\033[0m" : "", P.PerMinute,
+                  static_cast<unsigned long long>(P.Failures),
+                  static_cast<unsigned long long>(P.InFlight));
+    std::string S = Buf;
+    if (P.EtaSeconds)
+      S += ", eta " + duration(*P.EtaSeconds);
+    return S;
+  }
+
+  bool Terminal, Color = false, Pending = false;
+  std::chrono::steady_clock::time_point Last;
+};
+
+void onStopSignal(int) { requestCampaignStop(); }
+
+void installStopHandlers() {
+  struct sigaction A = {};
+  A.sa_handler = onStopSignal;
+  sigemptyset(&A.sa_mask);
+  for (int S : {SIGINT, SIGTERM, SIGUSR1})
+    ::sigaction(S, &A, nullptr);
+}
+
+int dryRun(const Campaign &C) {
+  for (const std::string &Line : describeSpaces(C))
+    std::printf("%s\n", Line.c_str());
+  std::printf("database: %s%s\n", C.Database.c_str(),
+              pathExists(C.Database) ? " (exists: r3 tune resumes it)" : "");
+  return ExitSuccess;
+}
+
+void printSummary(const TuneSummary &S, const Campaign &C) {
+  std::printf("r3: campaign %s (%s): %llu evaluations\n",
+              S.Outcome == TuneOutcome::Complete ? "complete" : "interrupted",
+              S.Why.c_str(), static_cast<unsigned long long>(S.Final.Done));
+  for (const KernelProgress &K : S.Final.Kernels) {
+    if (K.BestMs && K.BaselineMs)
+      std::printf("  %s: baseline %.4g ms, best %.4g ms (%.3gx), %llu "
+                  "evaluations, %llu failed\n",
+                  K.Name.c_str(), *K.BaselineMs, *K.BestMs,
+                  *K.BaselineMs / *K.BestMs,
+                  static_cast<unsigned long long>(K.Evaluations),
+                  static_cast<unsigned long long>(K.Failures));
+    else
+      std::printf("  %s: no verified result yet, %llu evaluations\n",
+                  K.Name.c_str(),
+                  static_cast<unsigned long long>(K.Evaluations));
+  }
+  if (S.Outcome == TuneOutcome::Interrupted)
+    std::printf("r3: resume with: r3 tune %s\n", C.Path.c_str());
+  else
+    std::printf("r3: details: r3 report %s\n", C.Database.c_str());
+}
+
+Error parseOptions(const ParsedArgs &A, TuneOptions &O) {
+  if (auto W = A.value("--workers")) {
+    auto N = parseUnsigned(*W);
+    if (!N || *N == 0 || *N > 1024)
+      return makeError("option '--workers' expects a number of workers (1 to "
+                       "1024), got '",
+                       *W, "'");
+    O.Workers = static_cast<unsigned>(*N);
+  }
+  if (auto G = A.value("--grace")) {
+    char *End = nullptr;
+    double D = std::strtod(G->c_str(), &End);
+    if (End == G->c_str() || *End || D < 0)
+      return makeError("option '--grace' expects seconds, got '", *G, "'");
+    O.GraceSeconds = D;
+  }
+  return Error::success();
+}
+
+int runTune(const ParsedArgs &A) {
+  if (A.has("--simulate"))
+    return runTuneSimulate(A);
+  if (A.Positional.size() != 1)
+    return usageError(A.Positional.empty()
+                          ? "expected a campaign file"
+                          : "expected one campaign file, got " +
+                                std::to_string(A.Positional.size()),
+                      "tune");
+  TuneOptions O;
+  if (Error E = parseOptions(A, O))
+    return usageError(E.message(), "tune");
+  auto C = loadCampaign(A.Positional[0]);
+  if (!C) {
+    for (const std::string &Line : split(C.error().message(), '\n'))
+      printError(Line);
+    return ExitFailure;
+  }
+  if (auto Seed = A.value("--seed")) {
+    auto N = parseUnsigned(*Seed);
+    if (!N)
+      return usageError("option '--seed' expects a number, got '" + *Seed +
+                            "'",
+                        "tune");
+    C->Seed = *N;
+  }
+  if (auto B = A.value("--budget")) {
+    auto N = parseUnsigned(*B);
+    if (!N || *N == 0)
+      return usageError("option '--budget' expects a positive number of evaluations, "
+                        "got '" + *B + "'",
+                        "tune");
+    C->Budget.Evaluations = *N;
+  }
+  if (A.has("--dry-run"))
+    return dryRun(*C);
+  if (A.has("--resume") && !pathExists(C->Database))
+    return fail(makeError("nothing to resume: the campaign database '",
+                          C->Database, "' does not exist"));
+  installStopHandlers();
+  Printer Out;
+  Expected<TuneSummary> S = runCampaign(*C, O, Out);
+  Out.endLine();
+  if (!S)
+    return fail(S.error());
+  printSummary(*S, *C);
+  return S->Outcome == TuneOutcome::Interrupted ? ExitInterrupted
+                                                : ExitSuccess;
+}
+} // namespace
 
 CommandSpec tuneCommand() {
   return {
       "tune",
       "run or resume a tuning campaign described by a campaign file",
-      "CAMPAIGN.toml [options]",
-      "A campaign whose database exists is resumed. SIGINT, SIGTERM and "
-      "SIGUSR1\n"
-      "checkpoint and exit 75.",
+      "CAMPAIGN.toml [options] | --simulate CACHE.json[.gz] [options]",
+      "Every candidate and result is committed to the campaign's database as "
+      "it\narrives; a campaign whose database exists is resumed. SIGINT, "
+      "SIGTERM and\nSIGUSR1 stop dispatching, wait --grace seconds for the "
+      "evaluations in flight,\ncommit and exit 75. --simulate runs one "
+      "strategy against a tuning cache (Kernel\nTuner's cache-file format): "
+      "each evaluation is a lookup.",
       {{"--dry-run", "", Arity::Flag, "",
         "validate and print the search space sizes"},
-       {"--resume", "", Arity::Flag, "", "resume the campaign in its database"},
-       {"--workers", "", Arity::Value, "N", "worker processes on this node"},
+       {"--resume", "", Arity::Flag, "",
+        "resume the campaign in its database (an error if there is none)"},
+       {"--workers", "", Arity::Value, "N",
+        "worker processes on this node (default: one per spare core on the "
+        "host backend, one per GPU)"},
+       {"--grace", "", Arity::Value, "SECONDS",
+        "how long a stop waits for evaluations in flight (default 30)"},
+       {"--seed", "", Arity::Value, "N", "random seed"},
        {"--simulate", "", Arity::Value, "CACHE.json",
         "evaluate by lookup in a tuning cache file"},
-       {"--seed", "", Arity::Value, "N", "random seed"}},
+       {"--strategy", "", Arity::Value, "bo|random|grid|tpe",
+        "with --simulate: the strategy (default bo)"},
+       {"--budget", "", Arity::Value, "N",
+        "evaluations (overrides the campaign's budget; with --simulate: "
+        "default 200)"},
+       {"--batch", "", Arity::Value, "N",
+        "with --simulate: points proposed at once (default 1)"},
+       {"--format", "", Arity::Value, "table|json",
+        "with --simulate: output format"}},
       false,
-      nullptr};
+      runTune};
 }
 
+} // namespace r3::cli
+// TEMPORARY-WEAK-SIMULATE
+namespace r3::cli {
+__attribute__((weak)) int runTuneSimulate(const ParsedArgs &) { return 1; }
 } // namespace r3::cli

@@ -2,6 +2,7 @@
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "r3/Version.h"
+#include "campaign/Worker.h"
 #include "replay/Server.h"
 #include "support/StringUtil.h"
 
@@ -45,6 +46,22 @@ int runReplayServerCommand(const std::vector<std::string> &Words) {
     return fail(E);
   return ExitSuccess;
 }
+
+/// `r3 __tune-worker IN OUT`: a campaign worker that `r3 tune` spawns.
+/// Internal, like __replay-server.
+int runTuneWorkerCommand(const std::vector<std::string> &Words) {
+  auto In = Words.size() == 3 ? r3::parseUnsigned(Words[1]) : std::nullopt;
+  auto Out = Words.size() == 3 ? r3::parseUnsigned(Words[2]) : std::nullopt;
+  if (!In || !Out) {
+    printError("__tune-worker: expected the descriptors IN OUT (this command "
+               "is started by r3 tune)");
+    return ExitUsage;
+  }
+  if (r3::Error E =
+          r3::runTuneWorker(static_cast<int>(*In), static_cast<int>(*Out)))
+    return fail(E);
+  return ExitSuccess;
+}
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -56,6 +73,8 @@ int main(int Argc, char **Argv) {
   const std::string First = Words.front();
   if (First == "__replay-server")
     return runReplayServerCommand(Words);
+  if (First == "__tune-worker")
+    return runTuneWorkerCommand(Words);
   if (First == "--version" || First == "-V") {
     std::printf("r3 %s\n", r3::Version);
     return ExitSuccess;

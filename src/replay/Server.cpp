@@ -9,7 +9,10 @@
 #include "replay/ServerProtocol.h"
 #include "replay/host/HostDevice.h"
 
+#include <csignal>
 #include <filesystem>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 namespace r3 {
 
@@ -105,6 +108,14 @@ Error Server::serve() {
 }
 } // namespace
 
-Error runReplayServer(int In, int Out) { return Server(In, Out).serve(); }
+Error runReplayServer(int In, int Out) {
+  // A server whose client is killed (kill -9 of a campaign) must not run on:
+  // it dies with its client.
+  pid_t Parent = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != Parent)
+    return Error::success();
+  return Server(In, Out).serve();
+}
 
 } // namespace r3

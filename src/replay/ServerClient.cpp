@@ -269,4 +269,11 @@ Expected<CandidateResult> ServerClient::evaluate(const Candidate &C) {
   return awaitResult(C);
 }
 
+uint64_t defaultAddressSpaceLimit(const CaptureReader &R) {
+  uint64_t Largest = 0;
+  for (const LaunchInfo &L : R.launches())
+    Largest = std::max(Largest, totalRegionBytes(L));
+  return (8ull << 30) + 4 * Largest;
+}
+
 } // namespace r3

@@ -6,6 +6,7 @@
 // candidate does happens in the child (the design brief's decision 5).
 #pragma once
 
+#include "capture/CaptureReader.h"
 #include "replay/Candidate.h"
 #include "replay/ServerProtocol.h"
 #include "support/Error.h"
@@ -70,6 +71,12 @@ private:
 /// The wall-clock seconds a candidate's runs may take in all: (verification
 /// run + warm-ups + repetitions) of every launch, times the per-run timeout.
 double runBudgetSeconds(const Candidate &C);
+
+/// The replay server's default address-space limit: room for LLVM, the
+/// capture's largest launch four times over (regions, pristine copies,
+/// verification buffers) and 8 GiB to spare. A candidate that allocates
+/// without bound fails inside the server instead of exhausting the machine.
+uint64_t defaultAddressSpaceLimit(const CaptureReader &R);
 
 /// "SIGSEGV" for 11.
 std::string signalName(int Signal);

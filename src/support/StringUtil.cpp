@@ -64,6 +64,18 @@ std::string join(const std::vector<std::string> &Parts, std::string_view Sep) {
   return Out;
 }
 
+std::vector<std::string> split(std::string_view Text, char Sep) {
+  std::vector<std::string> Out;
+  size_t Start = 0;
+  while (true) {
+    size_t End = Text.find(Sep, Start);
+    Out.emplace_back(Text.substr(Start, End - Start));
+    if (End == std::string_view::npos)
+      return Out;
+    Start = End + 1;
+  }
+}
+
 std::optional<uint64_t> parseUnsigned(std::string_view Text) {
   uint64_t Value = 0;
   auto [End, Ec] =

@@ -24,6 +24,9 @@ std::string formatBytes(uint64_t Bytes);
 /// Joins Parts with Sep.
 std::string join(const std::vector<std::string> &Parts, std::string_view Sep);
 
+/// The parts of Text between Sep characters (one empty part for "").
+std::vector<std::string> split(std::string_view Text, char Sep);
+
 /// Parses a non-negative decimal integer that fills the whole string.
 std::optional<uint64_t> parseUnsigned(std::string_view Text);
 

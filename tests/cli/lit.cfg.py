@@ -2,6 +2,7 @@
 # check an exact exit code: `%r3 ... ; echo "exit=$?"`.
 import os
 import shutil
+import sys
 
 import lit.formats
 
@@ -21,8 +22,11 @@ config.environment["PATH"] = os.pathsep.join(
 config.environment["NO_COLOR"] = "1"
 
 config.substitutions.append(("%r3", config.r3_binary))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%make-host-capture", config.make_capture.replace(
     "r3-make-capture", "r3-make-host-capture")))
+config.substitutions.append(("%make-history", config.make_capture.replace(
+    "r3-make-capture", "r3-make-history")))
 config.substitutions.append(("%make-capture", config.make_capture))
 # clang-19, which builds the host-backend test applications.
 config.substitutions.append(("%clangxx", config.clang + "++"))

@@ -1,0 +1,138 @@
+// The campaign file: what `r3 tune` reads. A TOML file (reference:
+// share/campaign.toml) naming the database, the backend, the kernels (capture,
+// launches, source, flags, verification), the budget, the search space of
+// each level (source knobs and files; compiler; launch) with the strategy of
+// each level, and the evaluation settings. loadCampaign validates all of it
+// and reports every mistake at once, each as "FILE:LINE:COL: what was
+// expected, what was got", with "did you mean" for misspelt keys.
+#pragma once
+
+#include "capture/Capture.h"
+#include "replay/Candidate.h"
+#include "search/Space.h"
+#include "search/evolve/Evolution.h"
+#include "support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace r3 {
+
+/// One kernel to tune.
+struct KernelSpec {
+  std::string Name;         ///< as in the capture (mangled or demangled)
+  std::string Capture;      ///< absolute (resolved against the file's folder)
+  std::vector<uint32_t> Launches; ///< capture launch ordinals; empty: all
+  std::string Source;       ///< absolute; empty: only the recorded code
+  std::vector<std::string> Files; ///< alternative sources (absolute)
+  std::vector<std::string> CFlags;
+  std::string CompileCommands; ///< absolute; empty: none
+  /// CUDA: how the grid follows a block change ("keep_threads", or an
+  /// expression such as "ceil(arg3 / block_x)"); empty: keep_threads.
+  std::string GridRule;
+  VerifySettings Verify;
+  std::vector<search::KnobDomain> Knobs; ///< source knobs (defines)
+};
+
+struct BudgetSpec {
+  uint64_t Evaluations = 100; ///< candidates evaluated, over all kernels
+  double WallSeconds = 0;     ///< 0: no limit
+  std::optional<double> TargetSpeedup; ///< stop a kernel once reached
+  /// Evaluations each source variant's inner loop gets.
+  unsigned InnerEvaluations = 10;
+};
+
+/// The compiler level's domains. Empty lists mean "the recorded setting".
+struct CompilerSpec {
+  std::vector<std::string> Toolchains;  ///< "llvm", "nvrtc" (cuda)
+  std::vector<std::string> Pipelines;   ///< base pipelines: "default<O3>"
+  std::string PassList;                 ///< absolute path of the pass list
+  std::vector<std::string> Passes;      ///< the pass list's entries
+  unsigned MaxPasses = 0;               ///< extra passes appended; 0: none
+  std::vector<int> CodegenOpt;          ///< 0..3
+  std::vector<int> MaxRegisters;        ///< cuda; 0: no limit
+  std::vector<bool> FastMath;           ///< cuda
+  std::vector<std::string> LaunchBounds; ///< cuda: "T" or "T,B"
+  std::vector<std::string> Specialize;  ///< cuda: "none", "args", "dims"
+  std::string Strategy = "bo";
+};
+
+struct LaunchSpec {
+  std::vector<uint32_t> BlockX, BlockY, BlockZ; ///< cuda
+  std::vector<uint32_t> DynamicShared;          ///< cuda, bytes
+  std::vector<std::string> CachePreference; ///< "none", "shared", "l1", "equal"
+};
+
+struct SourceSpec {
+  std::string Strategy = "map-elites";
+  unsigned Islands = 2;
+  unsigned MigrationInterval = 10;
+  /// Behaviour descriptors; default registers and shared_bytes (cuda) or the
+  /// first two knobs (host).
+  std::vector<search::DescriptorAxis> Descriptors;
+  /// Operator name -> rate ("knob", "crossover"; "llm" later).
+  std::vector<std::pair<std::string, double>> Operators;
+};
+
+struct EvaluationSpec {
+  uint32_t Warmup = 2;
+  uint32_t Repetitions = 20;
+  double TimeoutSeconds = 10;
+  bool FlushL2 = false;
+  /// Evaluations per worker between re-measurements of the baseline.
+  unsigned BaselineInterval = 50;
+};
+
+struct Campaign {
+  std::string Path;     ///< the campaign file as given
+  std::string Dir;      ///< its folder (absolute)
+  std::string Text;     ///< the file's text, stored in the history
+  std::string Database; ///< absolute
+  Backend Target = Backend::Host;
+  uint64_t Seed = 1;
+  unsigned Workers = 0; ///< 0: the default (one per GPU / spare core)
+  std::vector<KernelSpec> Kernels;
+  BudgetSpec Budget;
+  SourceSpec Source;
+  CompilerSpec Compiler;
+  LaunchSpec Launch;
+  EvaluationSpec Evaluation;
+};
+
+/// Reads and validates a campaign file. The error holds every mistake, one
+/// per line, each "PATH:LINE:COL: message".
+Expected<Campaign> loadCampaign(const std::string &Path);
+/// The same from text (Path only names it in messages and resolves relative
+/// paths against its folder).
+Expected<Campaign> parseCampaign(const std::string &Text,
+                                 const std::string &Path);
+
+/// The inner loop's space (compiler × launch) of a campaign: one parameter
+/// per domain with more than one value, in a fixed order; names are the
+/// campaign keys ("pipeline", "passes", "codegen_opt", "block_x", ...).
+search::Space innerSpace(const Campaign &C);
+/// The outer loop's space of one kernel.
+search::SourceSpaceModel sourceSpace(const KernelSpec &K);
+
+/// The settings of an inner-space point, applied to a candidate: pipeline
+/// text (base and extra passes joined), codegen opt, launch overrides.
+struct InnerSettings {
+  std::string Pipeline; ///< empty: the recorded default
+  int CodegenOpt = -1;
+  std::optional<Dim3> Block;
+  std::string Toolchain; ///< cuda; empty: llvm
+  int MaxRegisters = 0;
+  bool FastMath = false;
+  std::string LaunchBounds, Specialize, CachePreference;
+  uint32_t DynamicShared = 0;
+};
+InnerSettings innerSettings(const Campaign &C, const search::Space &S,
+                            const search::Point &P);
+
+/// The lines `r3 tune --dry-run` prints: per level, its parameters, their
+/// domain sizes and the level's size.
+std::vector<std::string> describeSpaces(const Campaign &C);
+
+} // namespace r3

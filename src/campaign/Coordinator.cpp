@@ -1,0 +1,734 @@
+// The coordinator's state and its updates (see Coordinator.h): candidates
+// made from the search, results applied to it, and a resume that rebuilds it
+// from the history by applying the committed results again in commit order.
+// Live and resumed results go through the same code (applyEvaluation), so a
+// resumed search is the search that was running.
+#include "campaign/Coordinator.h"
+
+#include "campaign/Identity.h"
+#include "campaign/Worker.h"
+#include "capture/CaptureReader.h"
+#include "replay/Stats.h"
+#include "support/Demangle.h"
+#include "support/StringUtil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace r3 {
+
+namespace {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+double nowSeconds() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+bool isSourceLevel(const std::string &Level) {
+  return Level == "baseline" || Level == "source";
+}
+
+Expected<std::string> readText(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return makeError(Path, ": cannot read the source file");
+  std::stringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+std::string genomeJson(const search::SourceGenome &G) {
+  json J = {{"file", G.File}, {"knobs", G.Knobs}};
+  if (!G.Text.empty())
+    J["text_hash"] = sha256Hex(G.Text);
+  return J.dump();
+}
+
+Expected<search::SourceGenome> parseGenome(const VariantRow &V) {
+  search::SourceGenome G;
+  try {
+    json J = json::parse(V.GenomeJson);
+    G.File = J.at("file").get<uint32_t>();
+    G.Knobs = J.at("knobs").get<std::vector<uint32_t>>();
+  } catch (const json::exception &E) {
+    return makeError("variant ", V.Id, ": bad genome '", V.GenomeJson,
+                     "': ", E.what());
+  }
+  return G;
+}
+
+/// Which fields of the settings differ from the defaults: the level an inner
+/// candidate is credited to.
+std::string innerLevel(const InnerSettings &S) {
+  InnerSettings D;
+  bool Compiler =
+      S.Pipeline != D.Pipeline || S.CodegenOpt != D.CodegenOpt ||
+      S.Toolchain != D.Toolchain || S.MaxRegisters != D.MaxRegisters ||
+      S.FastMath != D.FastMath || S.LaunchBounds != D.LaunchBounds ||
+      S.Specialize != D.Specialize;
+  bool Launch = S.Block.has_value() || S.DynamicShared != D.DynamicShared ||
+                S.CachePreference != D.CachePreference;
+  if (Launch && !Compiler)
+    return "launch";
+  return Compiler && Launch ? "compiler+launch" : "compiler";
+}
+} // namespace
+
+std::string pointJson(const search::Point &P) { return json(P.Values).dump(); }
+
+Expected<search::Point> parsePointJson(const std::string &Text) {
+  search::Point P;
+  try {
+    P.Values = json::parse(Text).get<std::vector<std::vector<uint32_t>>>();
+  } catch (const json::exception &E) {
+    return makeError("bad point '", Text, "': ", E.what());
+  }
+  return P;
+}
+
+std::optional<double> KernelState::baselineMs() const {
+  if (Baselines.empty())
+    return std::nullopt;
+  return computeStats(Baselines).Median;
+}
+
+bool KernelState::targetReached(const std::optional<double> &Target) const {
+  auto Base = baselineMs();
+  return Target && Base && BestMs && *Base / *BestMs >= *Target;
+}
+
+Coordinator::Coordinator(const Campaign &C, History &H, unsigned Workers)
+    : C(C), H(H), Inner(innerSpace(C)), Workers(Workers) {
+  Device = hostDeviceName();
+  const EvaluationSpec &E = C.Evaluation;
+  Evaluation = json{
+      {"warmup", E.Warmup},
+      {"repetitions", E.Repetitions},
+      {"timeout", E.TimeoutSeconds},
+      {"flush_l2",
+       E.FlushL2}}.dump();
+  Started = nowSeconds();
+}
+
+Expected<bool> Coordinator::load() {
+  std::optional<CampaignRow> Row;
+  R3_TRY(moveInto(H.campaign(), Row));
+  bool Resumed = Row.has_value();
+  if (!Row)
+    R3_TRY(H.putCampaign({C.Path, C.Text, backendName(C.Target), C.Seed,
+                          nowSeconds(), "running"}));
+  else
+    R3_TRY(H.setCampaignState("running"));
+  R3_TRY(H.addEvent(Resumed ? "resume" : "start", C.Path));
+  R3_TRY(H.addEvent("budget", std::to_string(C.Budget.Evaluations)));
+  for (const KernelSpec &K : C.Kernels)
+    R3_TRY(loadKernel(K));
+  std::vector<CandidateRow> All;
+  R3_TRY(moveInto(H.candidates(), All));
+  Issued = All.size();
+  CommittedAtStart = Committed;
+  return Resumed;
+}
+
+Error Coordinator::loadKernel(const KernelSpec &Spec) {
+  auto R = CaptureReader::open(Spec.Capture);
+  if (!R)
+    return R.takeError();
+  KernelState &K = Kernels.emplace_back();
+  K.Spec = &Spec;
+  const auto &Ks = (*R)->kernels();
+  auto It = std::find_if(Ks.begin(), Ks.end(), [&](const KernelInfo &I) {
+    std::string D = I.Demangled.empty() ? demangle(I.Name) : I.Demangled;
+    // "jacobi2d" names jacobi2d(int, int, float const*, float*) too.
+    return I.Name == Spec.Name || D == Spec.Name ||
+           D.starts_with(Spec.Name + "(");
+  });
+  if (It == Ks.end()) {
+    std::vector<std::string> Names;
+    for (const KernelInfo &I : Ks)
+      Names.push_back(I.Demangled.empty() ? I.Name : I.Demangled);
+    return makeError(Spec.Capture, ": no kernel '", Spec.Name,
+                     "' in the capture (it has ", join(Names, ", "), ")");
+  }
+  K.Mangled = It->Name;
+  uint32_t Index = static_cast<uint32_t>(It - Ks.begin());
+  std::vector<uint32_t> Mine;
+  for (uint32_t L = 0; L < (*R)->launches().size(); ++L)
+    if ((*R)->launches()[L].Kernel == Index)
+      Mine.push_back(L);
+  for (uint32_t Ordinal : Spec.Launches) {
+    if (Ordinal >= Mine.size())
+      return makeError(Spec.Capture, ": kernel '", Spec.Name, "' has ",
+                       Mine.size(), " recorded launches; launch ", Ordinal,
+                       " does not exist");
+    K.Launches.push_back(Mine[Ordinal]);
+  }
+  if (Spec.Launches.empty())
+    K.Launches = Mine;
+  R3_TRY(moveInto(captureFingerprint(Spec.Capture), K.Fingerprint));
+  R3_TRY(
+      moveInto(H.putKernel({0, Spec.Name, Spec.Capture, K.Fingerprint}), K.Id));
+  if (!Spec.Source.empty() && C.Source.Strategy != "none") {
+    K.Model = sourceSpace(Spec);
+    search::EvolutionOptions O;
+    O.Islands = std::max(1u, C.Source.Islands);
+    O.MigrationInterval = C.Source.MigrationInterval;
+    O.Axes = C.Source.Descriptors;
+    O.Seed = C.Seed * 7919 + Kernels.size();
+    K.Evo = std::make_unique<search::Evolution>(K.Model, O);
+    auto Ops = C.Source.Operators;
+    if (Ops.empty())
+      Ops = {{"knob", 0.7}, {"crossover", 0.3}};
+    for (const auto &[Name, Rate] : Ops)
+      K.Evo->addOperator(Name == "crossover"
+                             ? search::makeCrossover(K.Model)
+                             : search::makeKnobMutation(K.Model),
+                         Rate);
+    for (const std::string &F : K.Model.Files)
+      R3_TRY(moveInto(readText(F), K.FileTexts[F]));
+  }
+  return rebuild(K);
+}
+
+std::unique_ptr<search::Strategy> Coordinator::makeInner(unsigned Salt) const {
+  search::StrategyOptions O;
+  O.Seed = C.Seed * 1000003 + Salt;
+  auto S = search::makeStrategy(C.Compiler.Strategy, Inner, O);
+  if (!S) // validated with the campaign; random is the safe fallback
+    return search::makeRandomSearch(Inner, O);
+  return std::move(*S);
+}
+
+VariantState &Coordinator::addVariantState(KernelState &K, VariantRow Row,
+                                           search::SourceGenome G) {
+  VariantState &V = K.Variants.emplace_back();
+  V.Id = Row.Id;
+  V.Recorded = Row.GenomeKey == "recorded";
+  V.Genome = std::move(G);
+  V.SourceHash = Row.SourceHash;
+  V.Operator = Row.Operator;
+  V.Island = static_cast<unsigned>(Row.Island);
+  try {
+    V.Parents = json::parse(Row.ParentsJson).get<std::vector<int64_t>>();
+  } catch (const json::exception &) {
+  }
+  V.Inner = makeInner(static_cast<unsigned>(K.Id * 65537 + Row.Id));
+  // The recorded code takes the whole budget when there is no source level.
+  V.Budget = V.Recorded && !K.Evo ? ~0u : C.Budget.InnerEvaluations;
+  if (!V.Recorded && K.Evo)
+    K.Evo->markSeen(V.Genome);
+  return V;
+}
+
+Error Coordinator::rebuild(KernelState &K) {
+  std::vector<VariantRow> Rows;
+  R3_TRY(moveInto(H.variants(K.Id), Rows));
+  if (Rows.empty()) {
+    VariantRow V;
+    V.KernelId = K.Id;
+    V.GenomeKey = "recorded";
+    V.GenomeJson = "{}";
+    V.Operator = "original";
+    V.Created = nowSeconds();
+    std::optional<int64_t> Id;
+    R3_TRY(moveInto(H.addVariant(V), Id));
+    V.Id = Id.value_or(0);
+    Rows.push_back(V);
+  }
+  std::map<int64_t, VariantState *> ById;
+  for (VariantRow &Row : Rows) {
+    search::SourceGenome G;
+    if (Row.GenomeKey != "recorded")
+      R3_TRY(moveInto(parseGenome(Row), G));
+    VariantState &V = addVariantState(K, Row, G);
+    if (!V.Recorded) {
+      std::optional<std::string> Text;
+      R3_TRY(moveInto(H.source(Row.SourceHash), Text));
+      V.Text = Text.value_or("");
+    }
+    ById[V.Id] = &V;
+  }
+  std::vector<CandidateRow> Cands;
+  R3_TRY(moveInto(H.candidates(K.Id), Cands));
+  for (const CandidateRow &Row : Cands) {
+    VariantState *V = ById[Row.VariantId];
+    if (!V)
+      return makeError(H.path(), ": candidate ", Row.Id,
+                       " names an unknown variant ", Row.VariantId);
+    std::optional<search::Point> P;
+    if (!isSourceLevel(Row.Level)) {
+      search::Point Pt;
+      R3_TRY(moveInto(parsePointJson(Row.PointJson), Pt));
+      P = Pt;
+      ++V->Issued;
+    } else {
+      V->SourceCandidate = Row.Id;
+    }
+    if (Row.State == CandidateState::Queued ||
+        Row.State == CandidateState::Running) {
+      if (P)
+        V->Inner->markPending(*P);
+      Queue.push_back({&K, V, Row, P});
+    }
+  }
+  std::vector<EvaluatedCandidate> Evals;
+  R3_TRY(moveInto(H.evaluations(K.Id), Evals));
+  for (const EvaluatedCandidate &E : Evals) {
+    VariantState *V = ById[E.Candidate.VariantId];
+    std::optional<search::Point> P;
+    if (!isSourceLevel(E.Candidate.Level)) {
+      search::Point Pt;
+      R3_TRY(moveInto(parsePointJson(E.Candidate.PointJson), Pt));
+      P = Pt;
+    }
+    R3_TRY(applyEvaluation(K, *V, E.Candidate.Level, P, E.Candidate.Id,
+                           E.Evaluation));
+  }
+  std::vector<BaselineRow> Bs;
+  R3_TRY(moveInto(H.baselines(K.Id), Bs));
+  for (const BaselineRow &B : Bs)
+    K.Baselines.push_back(B.MedianMs);
+  return Error::success();
+}
+
+static double descriptorValue(const std::string &Axis, const VariantState &V,
+                              const search::SourceSpaceModel &M,
+                              const CandidateResult &R) {
+  if (Axis == "registers")
+    return static_cast<double>(R.Registers.value_or(0));
+  if (Axis == "shared_bytes")
+    return static_cast<double>(R.SharedBytes.value_or(0));
+  if (Axis == "spills")
+    return static_cast<double>(R.Spills.value_or(0));
+  if (Axis == "source_bytes")
+    return static_cast<double>(V.Text.size());
+  if (Axis.starts_with("knob:"))
+    for (size_t I = 0; I < M.Knobs.size() && I < V.Genome.Knobs.size(); ++I)
+      if (M.Knobs[I].Name == Axis.substr(5))
+        return V.Genome.Knobs[I];
+  return 0;
+}
+
+Error Coordinator::applyEvaluation(KernelState &K, VariantState &V,
+                                   const std::string &Level,
+                                   const std::optional<search::Point> &P,
+                                   int64_t CandidateId,
+                                   const EvaluationRow &E) {
+  ++K.Evaluations;
+  ++Committed;
+  const bool Ok = E.Result.Verified;
+  if (!Ok)
+    ++K.Failures;
+  if (isSourceLevel(Level)) {
+    V.SourceDone = true;
+    V.Dead = !Ok;
+    for (const search::DescriptorAxis &A : C.Source.Descriptors)
+      V.Descriptor.push_back(descriptorValue(A.Name, V, K.Model, E.Result));
+  } else if (P) {
+    ++V.Done;
+    V.Inner->observe(*P, Ok ? std::optional<double>(E.MedianMs) : std::nullopt);
+  }
+  if (Ok && (!V.BestMs || E.MedianMs < *V.BestMs)) {
+    V.BestMs = E.MedianMs;
+    V.BestCandidate = CandidateId;
+  }
+  if (Ok && (!K.BestMs || E.MedianMs < *K.BestMs))
+    K.BestMs = E.MedianMs;
+  bool InnerOver = V.Done >= V.Issued && (V.Issued >= V.Budget || V.Exhausted);
+  if (V.SourceDone && (V.Dead || InnerOver))
+    reportVariant(K, V);
+  return Error::success();
+}
+
+void Coordinator::reportVariant(KernelState &K, VariantState &V) {
+  if (V.Reported)
+    return;
+  V.Reported = true;
+  if (V.Recorded || !K.Evo || V.Dead || !V.BestMs)
+    return;
+  search::Elite E;
+  E.Id = V.Id;
+  E.Genome = V.Genome;
+  E.Fitness = *V.BestMs;
+  E.Descriptor = V.Descriptor;
+  E.Descriptor.resize(K.Evo->archive().axes().size(), 0);
+  E.Island = V.Island;
+  K.Evo->report(E);
+  if (Error Err = saveArchive(K))
+    Notes.push_back("cannot save the archive: " + Err.message());
+}
+
+Error Coordinator::saveArchive(KernelState &K) {
+  std::vector<ArchiveRow> Rows;
+  const search::Archive &A = K.Evo->archive();
+  for (unsigned I = 0; I < A.islands(); ++I)
+    for (const auto &[Cell, E] : A.cells(I))
+      Rows.push_back({K.Id, I, static_cast<int64_t>(Cell), E.Id, E.Fitness,
+                      json(E.Descriptor).dump()});
+  return H.putArchive(K.Id, Rows);
+}
+
+std::string Coordinator::settingsJson(const InnerSettings &S) const {
+  json J = {{"pipeline", S.Pipeline}, {"codegen_opt", S.CodegenOpt}};
+  if (C.Target == Backend::Cuda) {
+    J["toolchain"] = S.Toolchain;
+    J["max_registers"] = S.MaxRegisters;
+    J["fast_math"] = S.FastMath;
+    J["launch_bounds"] = S.LaunchBounds;
+    J["specialize"] = S.Specialize;
+    J["cache_preference"] = S.CachePreference;
+    J["dynamic_shared"] = S.DynamicShared;
+    if (S.Block)
+      J["block"] = *S.Block;
+  }
+  return J.dump();
+}
+
+WorkerJob Coordinator::makeJob(const KernelState &K, const VariantState &V,
+                               const InnerSettings &S) const {
+  WorkerJob J;
+  J.Capture = K.Spec->Capture;
+  Candidate &W = J.Work;
+  W.Kernel = K.Mangled;
+  W.Launches = K.Launches;
+  W.Pipeline = S.Pipeline;
+  W.CodegenOpt = S.CodegenOpt;
+  if (S.Block)
+    W.Block = S.Block;
+  W.Warmup = C.Evaluation.Warmup;
+  W.Repetitions = C.Evaluation.Repetitions;
+  W.TimeoutSeconds = C.Evaluation.TimeoutSeconds;
+  W.FlushL2 = C.Evaluation.FlushL2;
+  W.Verify = K.Spec->Verify;
+  if (V.Recorded)
+    return J;
+  SourceJob Src;
+  Src.Text = V.Text;
+  const std::string &File = K.Model.Files.at(V.Genome.File);
+  Src.FileName = File;
+  Src.Flags = K.Spec->CFlags;
+  Src.Flags.push_back("-I" + fs::path(File).parent_path().string());
+  for (size_t I = 0; I < K.Model.Knobs.size() && I < V.Genome.Knobs.size(); ++I)
+    Src.Flags.push_back("-D" + K.Model.Knobs[I].Name + "=" +
+                        K.Model.Knobs[I].Values.at(V.Genome.Knobs[I]));
+  J.Source = std::move(Src);
+  return J;
+}
+
+Expected<std::optional<InFlight>>
+Coordinator::candidateJob(KernelState &K, VariantState &V,
+                          const std::string &Level, const std::string &Operator,
+                          std::optional<int64_t> Parent,
+                          std::optional<search::Point> P) {
+  InnerSettings S = P ? innerSettings(C, Inner, *P) : InnerSettings{};
+  InFlight F;
+  F.Job = makeJob(K, V, S);
+  std::vector<std::string> Ls;
+  for (uint32_t L : K.Launches)
+    Ls.push_back(std::to_string(L));
+  std::string SourcePart =
+      V.Recorded ? ""
+                 : sha256Hex(V.Text + '\0' + join(F.Job.Source->Flags, "\n"));
+  CandidateRow Row;
+  Row.Identity = candidateIdentity({K.Mangled, K.Fingerprint, join(Ls, ","),
+                                    SourcePart, settingsJson(S), Evaluation,
+                                    backendName(C.Target), Device});
+  Row.KernelId = K.Id;
+  Row.VariantId = V.Id;
+  Row.Level = P ? innerLevel(S) : Level;
+  Row.Operator = Operator;
+  Row.ParentId = Parent;
+  Row.Point = P ? Inner.describe(*P) : "";
+  Row.PointJson = P ? pointJson(*P) : "";
+  Row.SettingsJson = settingsJson(S);
+  Row.State = CandidateState::Running;
+  Row.Created = nowSeconds();
+  std::optional<int64_t> Id;
+  R3_TRY(moveInto(H.addCandidate(Row), Id));
+  if (!Id)
+    return std::optional<InFlight>();
+  if (P)
+    ++V.Issued;
+  else
+    V.SourceCandidate = *Id;
+  ++Issued;
+  F.JobId = NextJob++;
+  F.Kernel = &K;
+  F.Variant = &V;
+  F.Candidate = *Id;
+  F.Level = Row.Level;
+  F.Point = P;
+  return std::optional<InFlight>(std::move(F));
+}
+
+bool Coordinator::budgetLeft() const { return Issued < C.Budget.Evaluations; }
+
+Expected<std::optional<InFlight>> Coordinator::innerJob(KernelState &K) {
+  for (VariantState &V : K.Variants) {
+    while (V.SourceDone && !V.Dead && !V.Exhausted && V.Issued < V.Budget) {
+      std::vector<search::Point> Ps = V.Inner->propose(1);
+      if (Ps.empty()) {
+        V.Exhausted = true;
+        if (V.Done >= V.Issued)
+          reportVariant(K, V);
+        break;
+      }
+      std::optional<InFlight> F;
+      R3_TRY(
+          moveInto(candidateJob(K, V, "compiler", std::string(V.Inner->name()),
+                                V.SourceCandidate, Ps.front()),
+                   F));
+      if (F)
+        return F;
+      // The same settings were evaluated already (a changed campaign file):
+      // the strategy must not propose them again.
+      V.Inner->observe(Ps.front(), std::nullopt);
+    }
+  }
+  return std::optional<InFlight>();
+}
+
+/// Variants whose inner loop has not ended.
+static unsigned openVariants(const KernelState &K) {
+  unsigned N = 0;
+  for (const VariantState &V : K.Variants)
+    N += !V.Reported && !V.Recorded;
+  return N;
+}
+
+Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
+  if (!K.Evo || openVariants(K) > Workers)
+    return std::optional<InFlight>();
+  K.Evo->request(1);
+  std::vector<search::Offspring> Kids = K.Evo->ready();
+  if (Kids.empty()) {
+    // The source level is exhausted: its remaining budget goes to the inner
+    // loop of the best variant.
+    VariantState *Best = nullptr;
+    for (VariantState &V : K.Variants)
+      if (V.BestMs && !V.Exhausted && (!Best || *V.BestMs < *Best->BestMs))
+        Best = &V;
+    if (Best && Best->Issued >= Best->Budget && K.Evo->inFlight() == 0) {
+      Best->Budget += C.Budget.InnerEvaluations;
+      return innerJob(K);
+    }
+    return std::optional<InFlight>();
+  }
+  std::optional<InFlight> First;
+  for (search::Offspring &Kid : Kids) {
+    VariantRow Row;
+    Row.KernelId = K.Id;
+    Row.GenomeKey = Kid.Genome.key(K.Model);
+    Row.GenomeJson = genomeJson(Kid.Genome);
+    std::string Text = Kid.Genome.Text.empty()
+                           ? K.FileTexts[K.Model.Files.at(Kid.Genome.File)]
+                           : Kid.Genome.Text;
+    Row.SourceHash = sha256Hex(Text);
+    R3_TRY(H.putSource(Row.SourceHash, Text));
+    Row.ParentsJson = json(Kid.Parents).dump();
+    Row.Operator = Kid.Operator;
+    Row.Island = Kid.Island;
+    Row.Created = nowSeconds();
+    std::optional<int64_t> Id;
+    R3_TRY(moveInto(H.addVariant(Row), Id));
+    if (!Id)
+      continue;
+    Row.Id = *Id;
+    VariantState &V = addVariantState(K, Row, Kid.Genome);
+    V.Text = Text;
+    std::optional<int64_t> Parent;
+    for (const VariantState &P : K.Variants)
+      if (!Kid.Parents.empty() && P.Id == Kid.Parents.front())
+        Parent = P.BestCandidate ? P.BestCandidate : P.SourceCandidate;
+    std::optional<InFlight> F;
+    R3_TRY(moveInto(
+        candidateJob(K, V, "source", Kid.Operator, Parent, std::nullopt), F));
+    if (F && !First)
+      First = std::move(F);
+    else if (F) // more children than asked for (asynchronous operators)
+      Queue.push_back({&K, &V, CandidateRow{}, std::nullopt});
+  }
+  return First;
+}
+
+Expected<std::optional<InFlight>> Coordinator::baselineJob(KernelState &K,
+                                                           unsigned W) {
+  InFlight F;
+  F.JobId = NextJob++;
+  F.Worker = W;
+  F.Kernel = &K;
+  F.Variant = &K.Variants.front();
+  F.Level = "baseline";
+  F.Job = makeJob(K, K.Variants.front(), InnerSettings{});
+  return std::optional<InFlight>(std::move(F));
+}
+
+Expected<std::optional<InFlight>> Coordinator::requeued() {
+  Requeued Q = std::move(Queue.front());
+  Queue.pop_front();
+  KernelState &K = *Q.Kernel;
+  VariantState &V = *Q.Variant;
+  InFlight F;
+  F.JobId = NextJob++;
+  F.Kernel = &K;
+  F.Variant = &V;
+  if (Q.Row.Id == 0) { // a child made beside the one dispatched
+    F.Level = "source";
+    return candidateJob(K, V, "source", V.Operator, std::nullopt, std::nullopt);
+  }
+  F.Candidate = Q.Row.Id;
+  F.Level = Q.Row.Level;
+  F.Point = Q.Point;
+  F.Job = makeJob(
+      K, V, Q.Point ? innerSettings(C, Inner, *Q.Point) : InnerSettings{});
+  return std::optional<InFlight>(std::move(F));
+}
+
+Expected<std::optional<InFlight>> Coordinator::next(unsigned W) {
+  std::optional<InFlight> F;
+  // Each worker measures the baseline when it starts and again every
+  // BaselineInterval evaluations, so speedups are ratios taken side by side.
+  auto Since = SinceBaseline.find(W);
+  bool Due = Since == SinceBaseline.end() ||
+             Since->second >= std::max(1u, C.Evaluation.BaselineInterval);
+  KernelState &Next = Kernels[NextKernel % Kernels.size()];
+  if (Due && Next.Variants.front().SourceDone) {
+    SinceBaseline[W] = 0;
+    NextKernel = (NextKernel + 1) % Kernels.size();
+    R3_TRY(moveInto(baselineJob(Next, W), F));
+  }
+  if (!F && !Queue.empty())
+    R3_TRY(moveInto(requeued(), F));
+  for (size_t I = 0; !F && budgetLeft() && I < Kernels.size(); ++I) {
+    KernelState &K = Kernels[(NextKernel + I) % Kernels.size()];
+    if (K.targetReached(C.Budget.TargetSpeedup))
+      continue;
+    VariantState &Recorded = K.Variants.front();
+    if (!Recorded.SourceCandidate)
+      // The recorded code itself comes first: the baseline, and the parent
+      // of every inner-loop candidate of the recorded source.
+      R3_TRY(moveInto(candidateJob(K, Recorded, "baseline", "original",
+                                   std::nullopt, std::nullopt),
+                      F));
+    if (!F)
+      R3_TRY(moveInto(innerJob(K), F));
+    if (!F)
+      R3_TRY(moveInto(newVariantJob(K), F));
+    if (F)
+      NextKernel = (NextKernel + I + 1) % Kernels.size();
+  }
+  if (F) {
+    F->Worker = W;
+    F->Job.Id = F->JobId;
+    if (F->Candidate)
+      R3_TRY(H.setCandidateState(*F->Candidate, CandidateState::Running, W));
+  }
+  return F;
+}
+
+Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
+                         const std::string &WorkerDevice) {
+  TimingStats S = computeStatsMs(R.Result.TimesNs);
+  KernelState &K = *F.Kernel;
+  if (!F.Candidate) {
+    if (!R.Result.Verified) {
+      Notes.push_back("the baseline of " + K.Spec->Name + " failed on worker " +
+                      std::to_string(W) + ": " + R.Result.Message);
+      return Error::success();
+    }
+    K.Baselines.push_back(S.Median);
+    return H
+        .addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
+                      R.Finished, Committed})
+        .takeError();
+  }
+  EvaluationRow E;
+  E.CandidateId = *F.Candidate;
+  E.Worker = W;
+  E.Device = WorkerDevice;
+  E.Result = R.Result;
+  E.MedianMs = S.Median;
+  E.CiLoMs = S.CiLow;
+  E.CiHiMs = S.CiHigh;
+  E.MinMs = S.Min;
+  E.EvalMs = R.EvalMs;
+  E.Started = R.Started;
+  E.Finished = R.Finished;
+  R3_TRY(H.addEvaluation(E).takeError());
+  if (auto It = SinceBaseline.find(W); It != SinceBaseline.end())
+    ++It->second;
+  if (F.Level == "baseline")
+    SinceBaseline[W] = 0; // this worker has just measured it
+  if (F.Level == "baseline" && R.Result.Verified) {
+    K.Baselines.push_back(S.Median);
+    R3_TRY(H.addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
+                          R.Finished, Committed})
+               .takeError());
+  }
+  std::optional<double> Before = K.BestMs;
+  R3_TRY(applyEvaluation(K, *F.Variant, F.Level, F.Point, *F.Candidate, E));
+  if (K.BestMs != Before && Before && K.baselineMs()) {
+    char Line[256];
+    std::snprintf(Line, sizeof Line, "%s: new best %.4g ms (%.3gx), %s %s",
+                  K.Spec->Name.c_str(), *K.BestMs, *K.baselineMs() / *K.BestMs,
+                  F.Level.c_str(),
+                  F.Point ? Inner.describe(*F.Point).c_str()
+                          : F.Variant->Genome.key(K.Model).c_str());
+    Notes.push_back(Line);
+  }
+  return Error::success();
+}
+
+void Coordinator::giveBack(InFlight &F) {
+  if (!F.Candidate)
+    return;
+  CandidateRow Row;
+  Row.Id = *F.Candidate;
+  Row.Level = F.Level;
+  Queue.push_front({F.Kernel, F.Variant, Row, F.Point});
+}
+
+std::optional<std::string> Coordinator::finished(size_t InFlightCount) const {
+  bool AllReached = !Kernels.empty();
+  for (const KernelState &K : Kernels)
+    AllReached &= K.targetReached(C.Budget.TargetSpeedup);
+  if (AllReached && InFlightCount == 0)
+    return "the target speedup is reached for every kernel";
+  if (!budgetLeft() && Queue.empty() && InFlightCount == 0)
+    return "the evaluation budget (" + std::to_string(C.Budget.Evaluations) +
+           ") is spent";
+  return std::nullopt;
+}
+
+TuneProgress Coordinator::progress() const {
+  TuneProgress P;
+  P.Done = Committed;
+  P.Budget = C.Budget.Evaluations;
+  P.ElapsedSeconds = nowSeconds() - Started;
+  uint64_t ThisRun = Committed - CommittedAtStart;
+  if (P.ElapsedSeconds > 1)
+    P.PerMinute = ThisRun * 60.0 / P.ElapsedSeconds;
+  if (P.PerMinute > 0 && P.Budget > P.Done)
+    P.EtaSeconds = (P.Budget - P.Done) * 60.0 / P.PerMinute;
+  for (const KernelState &K : Kernels) {
+    P.Failures += K.Failures;
+    P.Kernels.push_back(
+        {K.Spec->Name, K.Evaluations, K.Failures, K.baselineMs(), K.BestMs});
+  }
+  return P;
+}
+
+std::vector<std::string> Coordinator::takeNotes() {
+  std::vector<std::string> Out;
+  Out.swap(Notes);
+  return Out;
+}
+
+} // namespace r3

@@ -1,0 +1,145 @@
+// The coordinator's state (internal to src/campaign): per kernel, its
+// baseline, its source variants and their inner-loop strategies; the
+// candidates in flight; the history it commits to. Coordinator.cpp builds
+// and applies (new candidates, results, a resume); Engine.cpp runs the loop
+// over worker processes.
+#pragma once
+
+#include "campaign/Campaign.h"
+#include "campaign/Engine.h"
+#include "campaign/History.h"
+#include "campaign/WorkerProtocol.h"
+#include "search/Strategy.h"
+#include "search/evolve/Evolution.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace r3 {
+
+/// One source variant of a kernel and its inner loop.
+struct VariantState {
+  int64_t Id = 0;
+  bool Recorded = false; ///< the recorded code (no source)
+  search::SourceGenome Genome;
+  std::string Text, SourceHash, Operator;
+  std::vector<int64_t> Parents;
+  unsigned Island = 0;
+  std::unique_ptr<search::Strategy> Inner;
+  unsigned Budget = 0, Issued = 0, Done = 0;
+  bool Exhausted = false; ///< its strategy has nothing more to propose
+  std::optional<int64_t> SourceCandidate; ///< default settings
+  bool SourceDone = false, Dead = false, Reported = false;
+  std::optional<double> BestMs;
+  std::optional<int64_t> BestCandidate;
+  std::vector<double> Descriptor;
+};
+
+struct KernelState {
+  const KernelSpec *Spec = nullptr;
+  int64_t Id = 0;
+  std::string Mangled, Fingerprint;
+  std::vector<uint32_t> Launches; ///< capture launch indices
+  search::SourceSpaceModel Model;
+  std::unique_ptr<search::Evolution> Evo;
+  std::deque<VariantState> Variants;
+  std::vector<double> Baselines; ///< medians, ms
+  std::optional<double> BestMs;
+  uint64_t Evaluations = 0, Failures = 0;
+  std::map<std::string, std::string> FileTexts;
+
+  std::optional<double> baselineMs() const;
+  bool targetReached(const std::optional<double> &Target) const;
+};
+
+/// A job sent to a worker, with what its result updates.
+struct InFlight {
+  uint64_t JobId = 0;
+  unsigned Worker = 0;
+  KernelState *Kernel = nullptr;
+  VariantState *Variant = nullptr; ///< null for a baseline re-measure
+  std::optional<int64_t> Candidate; ///< none for a baseline re-measure
+  std::optional<search::Point> Point; ///< inner candidates
+  std::string Level;
+  WorkerJob Job;
+};
+
+/// A candidate the next free worker takes (resume, a dead worker's jobs).
+struct Requeued {
+  KernelState *Kernel = nullptr;
+  VariantState *Variant = nullptr;
+  CandidateRow Row;
+  std::optional<search::Point> Point;
+};
+
+class Coordinator {
+public:
+  Coordinator(const Campaign &C, History &H, unsigned Workers);
+  /// Registers the kernels and rebuilds the state from the history; true when
+  /// the history already held results.
+  Expected<bool> load();
+
+  /// The next job for worker W, or none when nothing can be dispatched now.
+  Expected<std::optional<InFlight>> next(unsigned W);
+  /// Applies a result (live: also written to the history).
+  Error apply(InFlight &F, const WorkerResult &R, unsigned WorkerIndex,
+              const std::string &Device);
+  /// Gives a job back (its worker died): it is dispatched again.
+  void giveBack(InFlight &F);
+  /// Why the campaign is over, or none while there is work.
+  std::optional<std::string> finished(size_t InFlightCount) const;
+
+  TuneProgress progress() const;
+  uint64_t committed() const { return Committed; }
+  std::vector<std::string> takeNotes();
+
+private:
+  Error loadKernel(const KernelSpec &K);
+  Error rebuild(KernelState &K);
+  Error applyEvaluation(KernelState &K, VariantState &V,
+                        const std::string &Level,
+                        const std::optional<search::Point> &P,
+                        int64_t CandidateId, const EvaluationRow &E);
+  Expected<std::optional<InFlight>> requeued();
+  VariantState &addVariantState(KernelState &K, VariantRow Row,
+                                search::SourceGenome G);
+  Expected<std::optional<InFlight>> innerJob(KernelState &K);
+  Expected<std::optional<InFlight>> newVariantJob(KernelState &K);
+  Expected<std::optional<InFlight>> baselineJob(KernelState &K, unsigned W);
+  Expected<std::optional<InFlight>> candidateJob(KernelState &K,
+                                                 VariantState &V,
+                                                 const std::string &Level,
+                                                 const std::string &Operator,
+                                                 std::optional<int64_t> Parent,
+                                                 std::optional<search::Point> P);
+  WorkerJob makeJob(const KernelState &K, const VariantState &V,
+                    const InnerSettings &S) const;
+  std::string settingsJson(const InnerSettings &S) const;
+  void reportVariant(KernelState &K, VariantState &V);
+  Error saveArchive(KernelState &K);
+  std::unique_ptr<search::Strategy> makeInner(unsigned Salt) const;
+  bool budgetLeft() const;
+
+  const Campaign &C;
+  History &H;
+  search::Space Inner;
+  std::string Device, Evaluation;
+  std::deque<KernelState> Kernels;
+  std::deque<Requeued> Queue;
+  std::map<unsigned, uint64_t> SinceBaseline; ///< per worker
+  uint64_t Committed = 0, CommittedAtStart = 0, Issued = 0, NextJob = 1;
+  unsigned Workers = 1;
+  size_t NextKernel = 0;
+  std::vector<std::string> Notes;
+  double Started = 0;
+};
+
+/// [[2],[0,5]]: the indices of a point, as stored in the history.
+std::string pointJson(const search::Point &P);
+Expected<search::Point> parsePointJson(const std::string &Text);
+
+} // namespace r3

@@ -1,0 +1,293 @@
+// The coordinator's loop (see Engine.h): keeps every worker's queue full,
+// commits results as they arrive (one transaction per batch), restarts a
+// worker that dies and gives its jobs to the others, and stops cleanly when
+// asked: no new work, a grace period for what is in flight, a commit.
+#include "campaign/Engine.h"
+
+#include "campaign/Coordinator.h"
+#include "campaign/Worker.h"
+#include "capture/CaptureReader.h"
+#include "support/FileUtil.h"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <map>
+#include <poll.h>
+#include <thread>
+#include <unistd.h>
+
+namespace r3 {
+
+namespace {
+volatile sig_atomic_t StopRequested = 0;
+int StopPipe[2] = {-1, -1};
+
+using Clock = std::chrono::steady_clock;
+
+struct WorkerSlot {
+  std::unique_ptr<WorkerProcess> Process;
+  std::string Device;
+  std::map<uint64_t, InFlight> Jobs;
+  unsigned Restarts = 0;
+  bool Alive = false;
+};
+
+constexpr unsigned MaxRestarts = 5;
+
+class Loop {
+public:
+  Loop(const Campaign &C, const TuneOptions &O, TuneObserver &Obs, History &H,
+       unsigned N)
+      : C(C), O(O), Obs(Obs), H(H), Co(C, H, N), Slots(N) {}
+  Expected<TuneSummary> run();
+
+private:
+  Error startWorker(unsigned W);
+  Error fill(bool &Dispatched);
+  Error drain(int TimeoutMs);
+  Error handle(unsigned W);
+  Error workerDied(unsigned W, const std::string &Why);
+  size_t inFlight() const;
+  void report(bool Force);
+  void finish(TuneSummary &S, TuneOutcome Outcome, std::string Why);
+
+  const Campaign &C;
+  const TuneOptions &O;
+  TuneObserver &Obs;
+  History &H;
+  Coordinator Co;
+  std::vector<WorkerSlot> Slots;
+  Clock::time_point LastReport;
+};
+
+Error Loop::startWorker(unsigned W) {
+  WorkerSlot &S = Slots[W];
+  auto P = WorkerProcess::spawn(W);
+  if (!P)
+    return P.takeError();
+  S.Process = std::move(*P);
+  S.Alive = true;
+  return Error::success();
+}
+
+size_t Loop::inFlight() const {
+  size_t N = 0;
+  for (const WorkerSlot &S : Slots)
+    N += S.Jobs.size();
+  return N;
+}
+
+Error Loop::fill(bool &Dispatched) {
+  for (unsigned W = 0; W < Slots.size(); ++W) {
+    WorkerSlot &S = Slots[W];
+    while (S.Alive && S.Jobs.size() < std::max(1u, O.QueueDepth)) {
+      std::optional<InFlight> F;
+      R3_TRY(moveInto(Co.next(W), F));
+      if (!F)
+        return Error::success();
+      Dispatched = true;
+      uint64_t Id = F->JobId;
+      Error E = S.Process->send(encodeJob(F->Job));
+      S.Jobs.emplace(Id, std::move(*F));
+      if (E)
+        R3_TRY(workerDied(W, E.message()));
+    }
+  }
+  return Error::success();
+}
+
+Error Loop::workerDied(unsigned W, const std::string &Why) {
+  WorkerSlot &S = Slots[W];
+  S.Alive = false;
+  for (auto &[Id, F] : S.Jobs)
+    Co.giveBack(F);
+  S.Jobs.clear();
+  S.Process.reset();
+  if (++S.Restarts > MaxRestarts) {
+    Obs.note("worker " + std::to_string(W) + " died (" + Why +
+             ") too often; continuing without it");
+    bool Any = std::any_of(Slots.begin(), Slots.end(),
+                           [](const WorkerSlot &X) { return X.Alive; });
+    if (!Any)
+      return makeError("every worker died; the last: ", Why);
+    return Error::success();
+  }
+  Obs.note("worker " + std::to_string(W) + " died (" + Why +
+           "); restarting it");
+  return startWorker(W);
+}
+
+Error Loop::handle(unsigned W) {
+  WorkerSlot &S = Slots[W];
+  auto M = readMessage(S.Process->readFd());
+  if (!M)
+    return workerDied(W, M.error().message());
+  if (!*M)
+    return workerDied(W, "it exited");
+  WorkerMessage &Msg = **M;
+  if (Msg.Kind == WorkerMessageKind::Hello) {
+    S.Device = Msg.Hello.Device;
+    return Error::success();
+  }
+  if (Msg.Kind != WorkerMessageKind::Result)
+    return Error::success();
+  auto It = S.Jobs.find(Msg.Result.Id);
+  if (It == S.Jobs.end())
+    return Error::success(); // a result of a job given back already
+  Error E = Co.apply(It->second, Msg.Result, W, S.Device);
+  S.Jobs.erase(It);
+  return E;
+}
+
+Error Loop::drain(int TimeoutMs) {
+  std::vector<pollfd> Fds;
+  std::vector<unsigned> Owners;
+  Fds.push_back({StopPipe[0], POLLIN, 0});
+  for (unsigned W = 0; W < Slots.size(); ++W)
+    if (Slots[W].Alive) {
+      Fds.push_back({Slots[W].Process->readFd(), POLLIN, 0});
+      Owners.push_back(W);
+    }
+  int N = ::poll(Fds.data(), Fds.size(), TimeoutMs);
+  if (N <= 0)
+    return Error::success();
+  if (Fds[0].revents) {
+    char Buf[64];
+    while (::read(StopPipe[0], Buf, sizeof Buf) > 0) {
+    }
+  }
+  R3_TRY(H.begin());
+  for (size_t I = 1; I < Fds.size(); ++I)
+    if (Fds[I].revents & (POLLIN | POLLHUP | POLLERR))
+      if (Error E = handle(Owners[I - 1])) {
+        (void)H.rollback();
+        return E;
+      }
+  return H.commit();
+}
+
+void Loop::report(bool Force) {
+  for (const std::string &N : Co.takeNotes())
+    Obs.note(N);
+  auto Now = Clock::now();
+  if (!Force && Now - LastReport < std::chrono::milliseconds(500))
+    return;
+  LastReport = Now;
+  TuneProgress P = Co.progress();
+  P.InFlight = inFlight();
+  Obs.progress(P);
+}
+
+void Loop::finish(TuneSummary &S, TuneOutcome Outcome, std::string Why) {
+  S.Outcome = Outcome;
+  S.Why = std::move(Why);
+  for (WorkerSlot &W : Slots)
+    if (W.Process)
+      W.Process->shutdown(Outcome == TuneOutcome::Interrupted ? 0.5 : 5);
+}
+
+Expected<TuneSummary> Loop::run() {
+  TuneSummary S;
+  R3_TRY(H.begin());
+  auto Resumed = Co.load();
+  if (!Resumed) {
+    (void)H.rollback();
+    return Resumed.takeError();
+  }
+  R3_TRY(H.commit());
+  S.Resumed = *Resumed;
+  if (S.Resumed)
+    Obs.note("resuming " + H.path() + ": " + std::to_string(Co.committed()) +
+             " evaluations committed");
+  for (unsigned W = 0; W < Slots.size(); ++W)
+    R3_TRY(startWorker(W));
+  auto Start = Clock::now();
+  std::optional<Clock::time_point> StopBy;
+  std::string StopWhy;
+  while (true) {
+    bool WallOver =
+        C.Budget.WallSeconds > 0 &&
+        std::chrono::duration<double>(Clock::now() - Start).count() >
+            C.Budget.WallSeconds;
+    if (!StopBy && (StopRequested || WallOver)) {
+      StopWhy = StopRequested ? "" : "the wall-time budget is spent";
+      double Grace = StopRequested ? O.GraceSeconds : 1e9;
+      StopBy = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(Grace));
+      if (inFlight())
+        Obs.note("stopping: waiting for " + std::to_string(inFlight()) +
+                 " evaluation(s) in flight");
+    }
+    bool Dispatched = false;
+    if (!StopBy) {
+      R3_TRY(H.begin());
+      if (Error E = fill(Dispatched)) {
+        (void)H.rollback();
+        return E;
+      }
+      R3_TRY(H.commit());
+      if (auto Why = Co.finished(inFlight())) {
+        finish(S, TuneOutcome::Complete, *Why);
+        break;
+      }
+      if (!Dispatched && inFlight() == 0) {
+        finish(S, TuneOutcome::Complete, "the search space is exhausted");
+        break;
+      }
+    } else if (inFlight() == 0 || Clock::now() > *StopBy) {
+      finish(S,
+             StopWhy.empty() ? TuneOutcome::Interrupted : TuneOutcome::Complete,
+             StopWhy.empty() ? "stopped by a signal" : StopWhy);
+      break;
+    }
+    R3_TRY(drain(200));
+    report(false);
+  }
+  report(true);
+  S.Final = Co.progress();
+  R3_TRY(H.setCampaignState(
+      S.Outcome == TuneOutcome::Interrupted ? "interrupted" : "complete"));
+  R3_TRY(H.addEvent(
+      S.Outcome == TuneOutcome::Interrupted ? "interrupt" : "complete", S.Why));
+  return S;
+}
+} // namespace
+
+void requestCampaignStop() {
+  StopRequested = 1;
+  if (StopPipe[1] >= 0) {
+    char C = 1;
+    [[maybe_unused]] ssize_t N = ::write(StopPipe[1], &C, 1);
+  }
+}
+
+unsigned defaultWorkers(Backend B) {
+  if (B == Backend::Cuda)
+    return 1;
+  unsigned Cores = std::thread::hardware_concurrency();
+  return Cores > 2 ? Cores - 1 : 1;
+}
+
+Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
+                                  TuneObserver &Observer) {
+  if (StopPipe[0] < 0 && ::pipe2(StopPipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    return errnoError("tune: pipe");
+  // Captures are checked before the database exists, so that a campaign
+  // that cannot start leaves nothing behind to "resume".
+  for (const KernelSpec &K : C.Kernels)
+    if (auto R = CaptureReader::open(K.Capture); !R)
+      return R.takeError();
+  auto H =
+      History::open(C.Database, pathExists(C.Database) ? HistoryMode::Open
+                                                       : HistoryMode::Create);
+  if (!H)
+    return H.takeError();
+  unsigned N = O.Workers ? O.Workers
+                         : (C.Workers ? C.Workers : defaultWorkers(C.Target));
+  Loop L(C, O, Observer, **H, N);
+  return L.run();
+}
+
+} // namespace r3

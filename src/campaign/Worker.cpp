@@ -1,0 +1,353 @@
+// Campaign workers (see Worker.h). Three threads: the main one reads jobs
+// from the coordinator; the front end compiles the sources of queued jobs
+// (clang-19 to bitcode, cached by text and flags); the runner hands compiled
+// jobs to the replay server of their capture and sends the results back. A
+// candidate that kills its server is a result (ServerClient restarts it); a
+// worker whose coordinator disappears kills its servers and exits.
+#include "campaign/Worker.h"
+
+#include "campaign/Identity.h"
+#include "compile/host/HostJit.h"
+#include "replay/ServerClient.h"
+#include "support/FileUtil.h"
+#include "support/StringUtil.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <deque>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace r3 {
+
+namespace {
+namespace fs = std::filesystem;
+
+double nowSeconds() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+double msSince(std::chrono::steady_clock::time_point T) {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now() - T).count();
+}
+
+/// A blocking queue closed once its producer is done.
+template <typename T> class Queue {
+public:
+  void push(T V) {
+    {
+      std::lock_guard L(M);
+      Items.push_back(std::move(V));
+    }
+    Cv.notify_one();
+  }
+  void close() {
+    {
+      std::lock_guard L(M);
+      Closed = true;
+    }
+    Cv.notify_all();
+  }
+  std::optional<T> pop() {
+    std::unique_lock L(M);
+    Cv.wait(L, [&] { return Closed || !Items.empty(); });
+    if (Items.empty())
+      return std::nullopt;
+    T V = std::move(Items.front());
+    Items.pop_front();
+    return V;
+  }
+
+private:
+  std::mutex M;
+  std::condition_variable Cv;
+  std::deque<T> Items;
+  bool Closed = false;
+};
+
+/// A job whose code is ready to run, or whose compile already failed.
+struct Prepared {
+  WorkerJob Job;
+  std::optional<CandidateResult> Failed;
+  double FrontEndMs = 0;
+  double Started = 0;
+};
+
+class Worker {
+public:
+  Worker(int In, int Out) : In(In), Out(Out) {}
+  Error run();
+
+private:
+  void frontEndLoop();
+  void runnerLoop();
+  Prepared prepare(WorkerJob J);
+  Expected<std::vector<uint8_t>> compile(const WorkerJob &J);
+  CandidateResult evaluate(const WorkerJob &J);
+  Expected<ServerClient *> server(const std::string &Capture);
+  void send(const std::vector<uint8_t> &Message);
+  void killServers();
+
+  int In, Out;
+  std::mutex OutLock, ServersLock;
+  Queue<WorkerJob> Jobs;
+  Queue<Prepared> Ready;
+  std::map<std::string, std::vector<uint8_t>> FrontEndCache;
+  std::map<std::string, std::unique_ptr<ServerClient>> Servers;
+  std::string Scratch;
+};
+
+void Worker::send(const std::vector<uint8_t> &Message) {
+  std::lock_guard L(OutLock);
+  // A coordinator that is gone cannot be told; the reader sees its end.
+  (void)writeMessage(Out, Message);
+}
+
+Expected<std::vector<uint8_t>> Worker::compile(const WorkerJob &J) {
+  const SourceJob &S = *J.Source;
+  std::string Key = sha256Hex(S.Text + '\0' + join(S.Flags, "\n") + '\0' +
+                              J.Work.Kernel + '\0' + S.FileName);
+  if (auto It = FrontEndCache.find(Key); It != FrontEndCache.end())
+    return It->second;
+  fs::path Dir = fs::path(Scratch) / Key.substr(0, 16);
+  std::error_code EC;
+  fs::create_directories(Dir, EC);
+  fs::path File = Dir / fs::path(S.FileName).filename();
+  std::ofstream(File, std::ios::binary) << S.Text;
+  auto Bitcode = compileHostSource(File.string(), J.Work.Kernel, S.Flags);
+  fs::remove_all(Dir, EC);
+  if (!Bitcode)
+    return Bitcode.takeError();
+  FrontEndCache[Key] = *Bitcode;
+  return std::move(*Bitcode);
+}
+
+Prepared Worker::prepare(WorkerJob J) {
+  Prepared P;
+  P.Started = nowSeconds();
+  if (J.Source) {
+    auto T0 = std::chrono::steady_clock::now();
+    auto Bitcode = compile(J);
+    P.FrontEndMs = msSince(T0);
+    if (Bitcode) {
+      J.Work.Code = CodeKind::Bitcode;
+      J.Work.Image = std::move(*Bitcode);
+    } else {
+      P.Failed = failedResult(FailureKind::CompileError,
+                              Bitcode.takeError().message());
+      P.Failed->CompileMs = P.FrontEndMs;
+    }
+  }
+  P.Job = std::move(J);
+  return P;
+}
+
+void Worker::frontEndLoop() {
+  while (auto J = Jobs.pop())
+    Ready.push(prepare(std::move(*J)));
+  Ready.close();
+}
+
+Expected<ServerClient *> Worker::server(const std::string &Capture) {
+  std::lock_guard L(ServersLock);
+  if (auto It = Servers.find(Capture); It != Servers.end())
+    return It->second.get();
+  auto R = CaptureReader::open(Capture);
+  if (!R)
+    return R.takeError();
+  ServerOptions O;
+  O.CapturePath = Capture;
+  O.AddressSpaceBytes = defaultAddressSpaceLimit(**R);
+  auto C = ServerClient::create(std::move(O));
+  if (!C)
+    return C.takeError();
+  ServerClient *Raw = C->get();
+  Servers[Capture] = std::move(*C);
+  return Raw;
+}
+
+CandidateResult Worker::evaluate(const WorkerJob &J) {
+  auto S = server(J.Capture);
+  if (!S)
+    return failedResult(FailureKind::Crashed, S.takeError().message());
+  auto R = (*S)->evaluate(J.Work);
+  if (R)
+    return std::move(*R);
+  std::lock_guard L(ServersLock);
+  Servers.erase(J.Capture); // the next job starts a fresh server
+  return failedResult(FailureKind::Crashed, R.takeError().message());
+}
+
+void Worker::runnerLoop() {
+  while (auto P = Ready.pop()) {
+    auto T0 = std::chrono::steady_clock::now();
+    WorkerResult Out;
+    Out.Id = P->Job.Id;
+    Out.Started = P->Started;
+    Out.Result = P->Failed ? *P->Failed : evaluate(P->Job);
+    if (!P->Failed)
+      Out.Result.CompileMs += P->FrontEndMs;
+    Out.EvalMs = P->FrontEndMs + msSince(T0);
+    Out.Finished = nowSeconds();
+    send(encodeResult(Out));
+  }
+}
+
+void Worker::killServers() {
+  std::lock_guard L(ServersLock);
+  for (auto &[Capture, Client] : Servers)
+    if (Client->serverPid() > 0)
+      ::kill(Client->serverPid(), SIGKILL);
+}
+
+Error Worker::run() {
+  auto Dir =
+      fs::temp_directory_path() / ("r3-worker-" + std::to_string(::getpid()));
+  std::error_code EC;
+  fs::create_directories(Dir, EC);
+  Scratch = Dir.string();
+  send(encodeHello({hostDeviceName(), ::getpid()}));
+  std::thread FrontEnd([this] { frontEndLoop(); });
+  std::thread Runner([this] { runnerLoop(); });
+  bool Orphaned = false;
+  while (true) {
+    auto M = readMessage(In);
+    if (!M || !*M) {
+      Orphaned = true;
+      break;
+    }
+    if ((*M)->Kind == WorkerMessageKind::Shutdown)
+      break;
+    if ((*M)->Kind == WorkerMessageKind::Job)
+      Jobs.push(std::move((*M)->Job));
+  }
+  if (Orphaned)
+    killServers();
+  Jobs.close();
+  FrontEnd.join();
+  Runner.join();
+  Servers.clear();
+  fs::remove_all(Dir, EC);
+  return Error::success();
+}
+} // namespace
+
+Error runTuneWorker(int In, int Out) {
+  // The coordinator decides what a ^C means; a worker outliving it (kill -9)
+  // dies with it.
+  ::signal(SIGINT, SIG_IGN);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::signal(SIGPIPE, SIG_IGN);
+  Worker W(In, Out);
+  return W.run();
+}
+
+std::string hostDeviceName() {
+  std::ifstream In("/proc/cpuinfo");
+  std::string Line;
+  while (std::getline(In, Line))
+    if (Line.starts_with("model name")) {
+      size_t Colon = Line.find(':');
+      if (Colon != std::string::npos && Colon + 2 <= Line.size())
+        return Line.substr(Colon + 2);
+    }
+  return "cpu";
+}
+
+Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(unsigned Index) {
+  int In[2], Out[2];
+  if (::pipe2(In, O_CLOEXEC) != 0)
+    return errnoError("tune worker: pipe");
+  if (::pipe2(Out, O_CLOEXEC) != 0) {
+    ::close(In[0]);
+    ::close(In[1]);
+    return errnoError("tune worker: pipe");
+  }
+  int ChildIn = std::max({In[0], In[1], Out[0], Out[1]}) + 1;
+  int ChildOut = ChildIn + 1;
+  posix_spawn_file_actions_t Actions;
+  posix_spawn_file_actions_init(&Actions);
+  posix_spawn_file_actions_adddup2(&Actions, In[0], ChildIn);
+  posix_spawn_file_actions_adddup2(&Actions, Out[1], ChildOut);
+  posix_spawn_file_actions_adddup2(&Actions, STDERR_FILENO, STDOUT_FILENO);
+  posix_spawnattr_t Attr;
+  posix_spawnattr_init(&Attr);
+  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&Attr, 0);
+  std::vector<std::string> Words = {"/proc/self/exe", "__tune-worker",
+                                    std::to_string(ChildIn),
+                                    std::to_string(ChildOut)};
+  std::vector<char *> Argv;
+  for (std::string &W : Words)
+    Argv.push_back(W.data());
+  Argv.push_back(nullptr);
+  std::unique_ptr<WorkerProcess> P(new WorkerProcess());
+  P->Index = Index;
+  int Rc =
+      ::posix_spawn(&P->Pid, Argv[0], &Actions, &Attr, Argv.data(), environ);
+  posix_spawn_file_actions_destroy(&Actions);
+  posix_spawnattr_destroy(&Attr);
+  ::close(In[0]);
+  ::close(Out[1]);
+  P->ToWorker = In[1];
+  P->FromWorker = Out[0];
+  if (Rc != 0) {
+    P->Pid = -1;
+    return makeError("tune worker: cannot start this executable: ",
+                     std::strerror(Rc));
+  }
+  return P;
+}
+
+Error WorkerProcess::send(const std::vector<uint8_t> &Message) {
+  return writeMessage(ToWorker, Message);
+}
+
+void WorkerProcess::shutdown(double Seconds) {
+  if (Pid <= 0)
+    return;
+  (void)writeMessage(ToWorker, encodeShutdown());
+  ::close(ToWorker);
+  ToWorker = -1;
+  auto Deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(Seconds);
+  int Status = 0;
+  while (::waitpid(Pid, &Status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > Deadline) {
+      ::kill(Pid, SIGKILL);
+      ::waitpid(Pid, &Status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Pid = -1;
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (Pid > 0) {
+    ::kill(Pid, SIGKILL);
+    int Status;
+    ::waitpid(Pid, &Status, 0);
+  }
+  if (ToWorker >= 0)
+    ::close(ToWorker);
+  if (FromWorker >= 0)
+    ::close(FromWorker);
+}
+
+} // namespace r3

@@ -1,0 +1,54 @@
+// What `r3 report` and `r3 status` both compute from a campaign history: per
+// kernel, its baseline, its best verified candidate, the speedup between them
+// with a confidence interval, and its evaluations counted by outcome.
+// Report.cpp defines these; Status.cpp adds the live figures (in flight,
+// rate) on top.
+#pragma once
+
+#include "campaign/History.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace r3::cli {
+
+/// A time or a ratio with its 95% confidence interval.
+struct Estimate {
+  double Value = 0, Lo = 0, Hi = 0;
+};
+
+/// The failure kinds in the order reports list them.
+inline constexpr std::array<FailureKind, 5> ReportedFailures = {
+    FailureKind::CompileError, FailureKind::InvalidLaunch,
+    FailureKind::Crashed, FailureKind::Timeout, FailureKind::WrongResult};
+
+struct KernelSummary {
+  KernelRow Kernel;
+  uint64_t Evaluations = 0, Verified = 0;
+  /// Counts per kind, indexed like ReportedFailures.
+  std::array<uint64_t, ReportedFailures.size()> Failures{};
+  /// The median of the baselines rows (their CI bounds: the medians of the
+  /// rows' bounds), else of the verified "baseline"-level evaluations.
+  std::optional<Estimate> Baseline;
+  std::optional<EvaluatedCandidate> Best; ///< lowest verified median
+  std::optional<VariantRow> BestVariant;
+
+  uint64_t failures() const;
+  /// Baseline / best, bounded by the CIs: lo = baseline.lo / best.hi,
+  /// hi = baseline.hi / best.lo.
+  std::optional<Estimate> speedup() const;
+};
+
+/// One summary per kernel, in kernel id order, from the evaluations read
+/// once (Evaluations: all of the history's, joined with their candidates).
+Expected<std::vector<KernelSummary>>
+summarizeKernels(History &H, const std::vector<EvaluatedCandidate> &Evaluations);
+
+/// "1.234 ms" with four significant digits; "-" for none.
+std::string formatMs(std::optional<double> Ms);
+/// "2.10x"; "-" for none.
+std::string formatSpeedup(std::optional<double> Ratio);
+
+} // namespace r3::cli

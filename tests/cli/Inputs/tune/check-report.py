@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""check-report.py REPORT.json KERNEL EVALUATIONS: the report of a finished
+campaign names the kernel, counts its evaluations, and its best candidate
+verified with a positive time and a speedup that is baseline / best."""
+import json
+import sys
+
+report, kernel, evaluations = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = json.load(open(report))
+ks = [k for k in data["kernels"] if k["name"] == kernel]
+if len(ks) != 1:
+    sys.exit("FAIL: kernel %r not in the report: %r" % (kernel, data))
+k = ks[0]
+if k["evaluations"] != evaluations:
+    sys.exit("FAIL: %d evaluations, expected %d" % (k["evaluations"], evaluations))
+if not (k["best_ms"] and k["best_ms"] > 0 and k["baseline_ms"] > 0):
+    sys.exit("FAIL: no verified best: %r" % k)
+if abs(k["speedup"] - k["baseline_ms"] / k["best_ms"]) > 1e-6 * k["speedup"]:
+    sys.exit("FAIL: speedup %r is not baseline/best" % k["speedup"])
+if k.get("verified", 0) < 1:
+    sys.exit("FAIL: nothing verified: %r" % k)
+print("ok: %s best %.4g ms, %.3gx" % (kernel, k["best_ms"], k["speedup"]))
