@@ -270,6 +270,23 @@ unsigned defaultWorkers(Backend B) {
   return Cores > 2 ? Cores - 1 : 1;
 }
 
+/// A kernel's capture opens and belongs to the campaign's backend.
+static Error checkCapture(const Campaign &C, const KernelSpec &K) {
+  auto R = CaptureReader::open(K.Capture);
+  if (!R)
+    return R.takeError();
+  Backend Source = (*R)->header().Source;
+  if (Source != C.Target)
+    return makeError(K.Capture, ": a ", backendName(Source),
+                     " capture, but the campaign's backend is ",
+                     backendName(C.Target));
+  if (Source == Backend::Cuda)
+    return makeError(K.Capture, ": campaigns on the cuda backend need the "
+                                "CUDA replay server, which is not built yet "
+                                "in this r3 (host campaigns run)");
+  return Error::success();
+}
+
 Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
                                   TuneObserver &Observer) {
   if (StopPipe[0] < 0 && ::pipe2(StopPipe, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -277,8 +294,7 @@ Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
   // Captures are checked before the database exists, so that a campaign
   // that cannot start leaves nothing behind to "resume".
   for (const KernelSpec &K : C.Kernels)
-    if (auto R = CaptureReader::open(K.Capture); !R)
-      return R.takeError();
+    R3_TRY(checkCapture(C, K));
   auto H =
       History::open(C.Database, pathExists(C.Database) ? HistoryMode::Open
                                                        : HistoryMode::Create);

@@ -46,7 +46,8 @@ std::optional<Estimate>
 baselineFromEvaluations(const std::vector<const EvaluatedCandidate *> &Es) {
   std::vector<BaselineRow> Rows;
   for (const EvaluatedCandidate *E : Es)
-    if (E->Candidate.Level == "baseline" && E->Evaluation.Result.Verified)
+    if (E->Candidate.Level == "baseline" && E->Evaluation.Result.Verified &&
+        E->Evaluation.MedianMs > 0)
       Rows.push_back({0, 0, 0, "", E->Evaluation.MedianMs,
                       E->Evaluation.CiLoMs, E->Evaluation.CiHiMs, 0, 0});
   return baselineFromRows(Rows);
@@ -57,7 +58,9 @@ void countEvaluation(KernelSummary &K, const EvaluatedCandidate &E) {
   const CandidateResult &R = E.Evaluation.Result;
   if (R.Verified) {
     ++K.Verified;
-    if (!K.Best || E.Evaluation.MedianMs < K.Best->Evaluation.MedianMs)
+    bool Timed = E.Evaluation.MedianMs > 0;
+    if (Timed &&
+        (!K.Best || E.Evaluation.MedianMs < K.Best->Evaluation.MedianMs))
       K.Best = E;
     return;
   }
@@ -84,7 +87,7 @@ std::optional<Estimate> KernelSummary::speedup() const {
     return std::nullopt;
   const EvaluationRow &E = Best->Evaluation;
   Estimate S{Baseline->Value / E.MedianMs, 0, 0};
-  if (E.CiHiMs > 0 && E.CiLoMs > 0) {
+  if (Baseline->hasInterval() && E.CiHiMs > 0 && E.CiLoMs > 0) {
     S.Lo = Baseline->Lo / E.CiHiMs;
     S.Hi = Baseline->Hi / E.CiLoMs;
   }
@@ -190,7 +193,7 @@ json failuresJson(const KernelSummary &K) {
 }
 
 json intervalJson(const std::optional<Estimate> &E) {
-  return E ? json::array({E->Lo, E->Hi}) : json(nullptr);
+  return E && E->hasInterval() ? json::array({E->Lo, E->Hi}) : json(nullptr);
 }
 
 json kernelJson(const KernelSummary &K) {

@@ -14,9 +14,11 @@
 
 namespace r3::cli {
 
-/// A time or a ratio with its 95% confidence interval.
+/// A time or a ratio with its 95% confidence interval; the interval is
+/// unknown when a bound is not positive (a measurement stored without one).
 struct Estimate {
   double Value = 0, Lo = 0, Hi = 0;
+  bool hasInterval() const { return Lo > 0 && Hi > 0; }
 };
 
 /// The failure kinds in the order reports list them.
@@ -32,12 +34,14 @@ struct KernelSummary {
   /// The median of the baselines rows (their CI bounds: the medians of the
   /// rows' bounds), else of the verified "baseline"-level evaluations.
   std::optional<Estimate> Baseline;
-  std::optional<EvaluatedCandidate> Best; ///< lowest verified median
+  /// The verified evaluation with the lowest median (ties: the first
+  /// committed); evaluations without timed runs never count.
+  std::optional<EvaluatedCandidate> Best;
   std::optional<VariantRow> BestVariant;
 
   uint64_t failures() const;
   /// Baseline / best, bounded by the CIs: lo = baseline.lo / best.hi,
-  /// hi = baseline.hi / best.lo.
+  /// hi = baseline.hi / best.lo (no interval when either CI is unknown).
   std::optional<Estimate> speedup() const;
 };
 

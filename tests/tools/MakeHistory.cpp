@@ -4,7 +4,10 @@
 //            evaluations (best 1.0 ms, CI [0.95, 1.1], found by "bo" at the
 //            compiler level on a knob variant), one failure of each kind and
 //            a second wrong result, one candidate running and one queued; all
-//            finished a minute or two ago
+//            finished a minute or two ago. Lineage of the best: candidate 3
+//            (bo) <- 2 (the knob variant's source candidate) <- 1 (the
+//            recorded code); variant 2's parent is variant 1. Its archive:
+//            variant 2 in cell 4 of island 1
 //   stencil  no baselines rows: a "baseline"-level evaluation of 4.0 ms, a
 //            best of 3.2 ms at the launch level, a timeout; an hour ago
 //   spmv     a crash and a compile error, half a minute ago; nothing verified
@@ -13,6 +16,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 using namespace r3;
 
@@ -35,6 +39,7 @@ struct Spec {
   std::string Level, Operator, Point, Settings;
   Outcome Result;
   double AgeSeconds = 60;
+  std::optional<int64_t> Parent; ///< the candidate it derives from
 };
 
 class Builder {
@@ -75,6 +80,7 @@ public:
     C.VariantId = Variant;
     C.Level = S.Level;
     C.Operator = S.Operator;
+    C.ParentId = S.Parent;
     C.Point = S.Point;
     C.PointJson = S.Point.empty() ? "" : "[[1],[3]]";
     C.SettingsJson = S.Settings;
@@ -88,7 +94,8 @@ public:
     return Id->value_or(0);
   }
 
-  Error evaluated(int64_t Kernel, int64_t Variant, const Spec &S) {
+  /// A candidate with its evaluation; returns the candidate's id.
+  Expected<int64_t> evaluated(int64_t Kernel, int64_t Variant, const Spec &S) {
     int64_t Id = 0;
     R3_TRY(moveInto(candidate(Kernel, Variant, S, CandidateState::Queued), Id));
     EvaluationRow E;
@@ -97,9 +104,10 @@ public:
     E.Device = "host cpu";
     E.Result.Failure = S.Result.Failure;
     E.Result.Verified = S.Result.Failure == FailureKind::None;
-    E.Result.Message =
-        E.Result.Verified ? "" : std::string(failureKindName(S.Result.Failure)) +
-                                     " in the fixture";
+    E.Result.Message = E.Result.Verified
+                           ? ""
+                           : std::string(failureKindName(S.Result.Failure)) +
+                                 " in the fixture";
     E.Result.Pipeline = "default<O2>";
     E.Result.CodegenOpt = 3;
     E.Result.Sandbox = "rlimits";
@@ -116,11 +124,13 @@ public:
     E.EvalMs = 30;
     E.Started = Now - S.AgeSeconds - 1;
     E.Finished = Now - S.AgeSeconds;
-    return H.addEvaluation(E).takeError();
+    R3_TRY(H.addEvaluation(E).takeError());
+    return Id;
   }
 
   Error baseline(int64_t Kernel, double Median, double Lo, double Hi) {
-    return H.addBaseline({0, Kernel, 0, "host cpu", Median, Lo, Hi, Now - 100, 0})
+    return H
+        .addBaseline({0, Kernel, 0, "host cpu", Median, Lo, Hi, Now - 100, 0})
         .takeError();
   }
 
@@ -131,8 +141,8 @@ private:
 
 const char *CompilerSettings = R"({"pipeline":"default<O2>","codegen_opt":3})";
 
-Error matmul(Builder &B) {
-  int64_t K = 0, Recorded = 0, Knob = 0;
+Error matmul(Builder &B, History &H) {
+  int64_t K = 0, Recorded = 0, Knob = 0, Original = 0, KnobSource = 0;
   R3_TRY(moveInto(B.kernel("matmul"), K));
   R3_TRY(B.baseline(K, 2.0, 1.9, 2.1));
   R3_TRY(B.baseline(K, 2.1, 2.0, 2.2));
@@ -141,19 +151,29 @@ Error matmul(Builder &B) {
   R3_TRY(moveInto(B.variant(K, "f0:TILE=16", "knob", 1,
                             "[" + std::to_string(Recorded) + "]"),
                   Knob));
-  R3_TRY(B.evaluated(K, Recorded,
-                     {"source", "original", "", "{}", verified(2.05, 2.0, 2.1)}));
-  R3_TRY(B.evaluated(K, Knob, {"source", "knob", "", "{}", verified(1.5, 1.4, 1.6)}));
-  R3_TRY(B.evaluated(K, Knob,
-                     {"compiler", "bo", "pipeline=default<O2> codegen_opt=3",
-                      CompilerSettings, verified(1.0, 0.95, 1.1), 90}));
+  R3_TRY(moveInto(
+      B.evaluated(K, Recorded,
+                  {"source", "original", "", "{}", verified(2.05, 2.0, 2.1)}),
+      Original));
+  R3_TRY(moveInto(B.evaluated(K, Knob,
+                              {"source", "knob", "", "{}",
+                               verified(1.5, 1.4, 1.6), 60, Original}),
+                  KnobSource));
+  R3_TRY(
+      B.evaluated(K, Knob,
+                  {"compiler", "bo", "pipeline=default<O2> codegen_opt=3",
+                   CompilerSettings, verified(1.0, 0.95, 1.1), 90, KnobSource})
+          .takeError());
+  R3_TRY(H.putArchive(K, {{K, 1, 4, Knob, 1.0, "[32,0]"}}));
   for (FailureKind F : {FailureKind::CompileError, FailureKind::InvalidLaunch,
                         FailureKind::Crashed, FailureKind::Timeout,
                         FailureKind::WrongResult, FailureKind::WrongResult})
     R3_TRY(B.evaluated(K, Knob,
                        {"compiler", "bo", "pipeline=O1", CompilerSettings,
-                        failed(F), 120}));
-  Spec Pending{"compiler", "bo", "pipeline=O3", CompilerSettings, {}, 10};
+                        failed(F), 120, KnobSource})
+               .takeError());
+  Spec Pending{"compiler", "bo", "pipeline=O3", CompilerSettings,
+               {},         10,   KnobSource};
   R3_TRY(B.candidate(K, Knob, Pending, CandidateState::Running).takeError());
   Pending.Point = "pipeline=O0";
   return B.candidate(K, Knob, Pending, CandidateState::Queued).takeError();
@@ -163,23 +183,34 @@ Error stencil(Builder &B) {
   int64_t K = 0, Recorded = 0;
   R3_TRY(moveInto(B.kernel("stencil"), K));
   R3_TRY(moveInto(B.variant(K, "recorded", "original", 0, "[]"), Recorded));
-  R3_TRY(B.evaluated(K, Recorded, {"baseline", "original", "", "{}",
-                                   verified(4.0, 3.8, 4.2), 3600}));
+  R3_TRY(B.evaluated(
+              K, Recorded,
+              {"baseline", "original", "", "{}", verified(4.0, 3.8, 4.2), 3600})
+             .takeError());
   R3_TRY(B.evaluated(K, Recorded,
                      {"launch", "random", "block=64", R"({"block":[64,1,1]})",
-                      verified(3.2, 3.0, 3.3), 3600}));
-  return B.evaluated(K, Recorded, {"launch", "random", "block=1024", "{}",
-                                   failed(FailureKind::Timeout), 3600});
+                      verified(3.2, 3.0, 3.3), 3600})
+             .takeError());
+  return B
+      .evaluated(K, Recorded,
+                 {"launch", "random", "block=1024", "{}",
+                  failed(FailureKind::Timeout), 3600})
+      .takeError();
 }
 
 Error spmv(Builder &B) {
   int64_t K = 0, Recorded = 0;
   R3_TRY(moveInto(B.kernel("spmv"), K));
   R3_TRY(moveInto(B.variant(K, "recorded", "original", 0, "[]"), Recorded));
-  R3_TRY(B.evaluated(K, Recorded, {"source", "original", "", "{}",
-                                   failed(FailureKind::Crashed), 30}));
-  return B.evaluated(K, Recorded, {"compiler", "grid", "pipeline=O1", "{}",
-                                   failed(FailureKind::CompileError), 30});
+  R3_TRY(B.evaluated(K, Recorded,
+                     {"source", "original", "", "{}",
+                      failed(FailureKind::Crashed), 30})
+             .takeError());
+  return B
+      .evaluated(K, Recorded,
+                 {"compiler", "grid", "pipeline=O1", "{}",
+                  failed(FailureKind::CompileError), 30})
+      .takeError();
 }
 
 Error build(History &H) {
@@ -188,7 +219,7 @@ Error build(History &H) {
                         7, Now - 7200, "running"}));
   R3_TRY(H.addEvent("start", "campaign.toml"));
   Builder B(H);
-  R3_TRY(matmul(B));
+  R3_TRY(matmul(B, H));
   R3_TRY(stencil(B));
   R3_TRY(spmv(B));
   R3_TRY(H.addEvent("budget", "40"));

@@ -75,6 +75,23 @@ void rawSql(const std::string &Path, const char *Sql) {
   REQUIRE(Rc == SQLITE_OK);
 }
 
+/// The first column of the first row of a query, read outside History.
+std::string rawText(const std::string &Path, const char *Sql) {
+  sqlite3 *Db = nullptr;
+  REQUIRE(sqlite3_open_v2(Path.c_str(), &Db, SQLITE_OPEN_READONLY, nullptr) ==
+          SQLITE_OK);
+  sqlite3_stmt *S = nullptr;
+  int Rc = sqlite3_prepare_v2(Db, Sql, -1, &S, nullptr);
+  INFO(sqlite3_errmsg(Db));
+  REQUIRE(Rc == SQLITE_OK);
+  std::string Out;
+  if (sqlite3_step(S) == SQLITE_ROW && sqlite3_column_text(S, 0))
+    Out = reinterpret_cast<const char *>(sqlite3_column_text(S, 0));
+  sqlite3_finalize(S);
+  sqlite3_close(Db);
+  return Out;
+}
+
 int64_t addKernel(History &H, const std::string &Name = "saxpy") {
   return value(H.putKernel({0, Name, "cap.h5", "fingerprint-" + Name}));
 }
@@ -162,6 +179,12 @@ TEST_CASE("history: create, open and read-only open", "[history]") {
     CHECK(H->path() == Db.Path);
     addKernel(*H);
   }
+  // What sqlite3 users see: WAL, the schema version, r3's application id.
+  CHECK(rawText(Db.Path, "PRAGMA journal_mode") == "wal");
+  CHECK(rawText(Db.Path, "PRAGMA user_version") ==
+        std::to_string(HistorySchemaVersion));
+  CHECK(rawText(Db.Path, "PRAGMA application_id") ==
+        std::to_string(0x72336462));
   CHECK(openError(Db.Path, HistoryMode::Create) ==
         "cannot create campaign database '" + Db.Path + "': the file exists");
   {
@@ -183,6 +206,9 @@ TEST_CASE("history: an empty file left by a cut-short creation is opened",
           "[history]") {
   TempDb Db("empty.db");
   { std::FILE *F = std::fopen(Db.Path.c_str(), "w"); std::fclose(F); }
+  // A reader does not finish the creation: the file is not a history yet.
+  CHECK(openError(Db.Path, HistoryMode::ReadOnly)
+            .starts_with(Db.Path + ": not an r3 campaign history"));
   auto H = openOk(Db.Path, HistoryMode::Open);
   CHECK(value(H->schemaVersion()) == HistorySchemaVersion);
   CHECK(value(H->kernels()).empty());
@@ -197,6 +223,23 @@ TEST_CASE("history: a schema from a newer r3 is refused", "[history]") {
                          std::to_string(HistorySchemaVersion) + ")";
   CHECK(openError(Db.Path, HistoryMode::Open) == Expected);
   CHECK(openError(Db.Path, HistoryMode::ReadOnly) == Expected);
+  // Refusing it wrote nothing: the version is still the newer one.
+  CHECK(rawText(Db.Path, "PRAGMA user_version") == "99");
+}
+
+TEST_CASE("history: reopening a current history migrates nothing",
+          "[history]") {
+  TempDb Db("reopen.db");
+  { addKernel(*openOk(Db.Path, HistoryMode::Create)); }
+  std::string Schema =
+      rawText(Db.Path, "SELECT group_concat(sql, ';') FROM sqlite_schema");
+  for (int I = 0; I < 2; ++I) {
+    auto H = openOk(Db.Path, HistoryMode::Open);
+    CHECK(value(H->schemaVersion()) == HistorySchemaVersion);
+    CHECK(value(H->kernels()).size() == 1);
+  }
+  CHECK(rawText(Db.Path, "SELECT group_concat(sql, ';') FROM sqlite_schema") ==
+        Schema);
 }
 
 TEST_CASE("history: files that are not r3 histories are refused",
@@ -534,8 +577,16 @@ TEST_CASE("history: a killed writer loses only its open transaction",
     if ((*H)->begin())
       ::_exit(3);
     auto A = (*H)->addCandidate(candidate(F.Kernel, F.Variant, "durable"));
-    if (!A || !*A || !(*H)->addEvaluation(evaluation(**A)) || (*H)->commit())
+    if (!A || !*A || !(*H)->addEvaluation(evaluation(**A)))
       ::_exit(4);
+    // Dispatched to worker 2, committed, never evaluated: what a resume
+    // must run again.
+    auto D = (*H)->addCandidate(candidate(F.Kernel, F.Variant, "dispatched"));
+    if (!D || !*D ||
+        (*H)->setCandidateState(**D, CandidateState::Running, 2) ||
+        !(*H)->addCandidate(candidate(F.Kernel, F.Variant, "queued")) ||
+        (*H)->commit())
+      ::_exit(8);
     if ((*H)->begin())
       ::_exit(5);
     auto B = (*H)->addCandidate(candidate(F.Kernel, F.Variant, "in flight"));
@@ -549,10 +600,25 @@ TEST_CASE("history: a killed writer loses only its open transaction",
   INFO("child status " << Status);
   REQUIRE(WIFSIGNALED(Status));
   CHECK(WTERMSIG(Status) == SIGKILL);
+  // A reader sees the committed batch before anyone reopens the file.
+  {
+    auto R = openOk(Db.Path, HistoryMode::ReadOnly);
+    CHECK(value(R->evaluationCount()) == 1);
+  }
   auto H = openOk(Db.Path, HistoryMode::Open);
-  CHECK(identities(*H) == std::vector<std::string>{"durable"});
+  CHECK(identities(*H) ==
+        std::vector<std::string>{"durable", "dispatched", "queued"});
   auto Es = value(H->evaluations());
   REQUIRE(Es.size() == 1);
   CHECK(Es[0].Candidate.Identity == "durable");
-  CHECK(value(H->unfinished()).empty());
+  auto U = value(H->unfinished());
+  REQUIRE(U.size() == 2);
+  CHECK(U[0].Identity == "dispatched");
+  CHECK(U[0].State == CandidateState::Running);
+  CHECK(U[0].Worker == 2);
+  CHECK(U[1].Identity == "queued");
+  CHECK(U[1].State == CandidateState::Queued);
+  // The rerun's evaluation completes it.
+  value(H->addEvaluation(evaluation(U[0].Id)));
+  CHECK(value(H->unfinished()).size() == 1);
 }
