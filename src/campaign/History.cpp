@@ -915,10 +915,11 @@ Expected<std::vector<ArchiveRow>> History::archive(int64_t KernelId) {
   return collect<ArchiveRow>(S, readArchive);
 }
 
-Error History::addEvent(const std::string &Kind, const std::string &Message) {
+Error History::addEvent(const std::string &Kind, const std::string &Message,
+                        std::optional<double> At) {
   Statement S(Db, Path, "adding an event");
   R3_TRY(S.prepare("INSERT INTO events (at, kind, message) VALUES (?, ?, ?)"));
-  return S.bind(nowSeconds(), Kind, Message).run();
+  return S.bind(At.value_or(nowSeconds()), Kind, Message).run();
 }
 
 Expected<std::optional<EventRow>> History::lastEvent(const std::string &Kind) {

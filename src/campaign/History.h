@@ -64,7 +64,8 @@ struct CandidateRow {
   int64_t Id = 0;
   std::string Identity; ///< hex hash, UNIQUE
   int64_t KernelId = 0, VariantId = 0;
-  std::string Level;    ///< "baseline", "source", "compiler", "launch"
+  std::string Level;    ///< "baseline", "source", "compiler", "launch",
+                        ///< "compiler+launch"
   std::string Operator; ///< what made it: "original", "knob", "bo", ...
   std::optional<int64_t> ParentId; ///< the candidate it derives from
   std::string Point;     ///< Space::describe of its inner point
@@ -170,8 +171,10 @@ public:
   Error putArchive(int64_t KernelId, const std::vector<ArchiveRow> &Rows);
   Expected<std::vector<ArchiveRow>> archive(int64_t KernelId);
 
-  /// A line in the campaign's event log (start, resume, interrupt, ...).
-  Error addEvent(const std::string &Kind, const std::string &Message);
+  /// A line in the campaign's event log (start, resume, interrupt, ...),
+  /// stamped now or at At (seconds since the epoch; test fixtures).
+  Error addEvent(const std::string &Kind, const std::string &Message,
+                 std::optional<double> At = std::nullopt);
   /// The latest event of a kind (of any kind when Kind is empty).
   Expected<std::optional<EventRow>> lastEvent(const std::string &Kind = "");
 

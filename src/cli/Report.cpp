@@ -24,9 +24,7 @@ namespace r3::cli {
 // --- the summaries shared with `r3 status` ---
 
 namespace {
-double medianOf(std::vector<double> V) {
-  return computeStats(V).Median;
-}
+double medianOf(std::vector<double> V) { return computeStats(V).Median; }
 
 std::optional<Estimate> baselineFromRows(const std::vector<BaselineRow> &Rows) {
   if (Rows.empty())
@@ -48,8 +46,8 @@ baselineFromEvaluations(const std::vector<const EvaluatedCandidate *> &Es) {
   for (const EvaluatedCandidate *E : Es)
     if (E->Candidate.Level == "baseline" && E->Evaluation.Result.Verified &&
         E->Evaluation.MedianMs > 0)
-      Rows.push_back({0, 0, 0, "", E->Evaluation.MedianMs,
-                      E->Evaluation.CiLoMs, E->Evaluation.CiHiMs, 0, 0});
+      Rows.push_back({0, 0, 0, "", E->Evaluation.MedianMs, E->Evaluation.CiLoMs,
+                      E->Evaluation.CiHiMs, 0, 0});
   return baselineFromRows(Rows);
 }
 
@@ -115,8 +113,8 @@ summarizeKernels(History &H,
     for (const BaselineRow &B : Baselines)
       if (B.KernelId == K.Kernel.Id)
         Rows.push_back(B);
-    K.Baseline = Rows.empty() ? baselineFromEvaluations(Mine)
-                              : baselineFromRows(Rows);
+    K.Baseline =
+        Rows.empty() ? baselineFromEvaluations(Mine) : baselineFromRows(Rows);
     R3_TRY(findBestVariant(H, K));
   }
   return Out;
@@ -173,16 +171,16 @@ json bestJson(const KernelSummary &K) {
     return nullptr;
   const CandidateRow &C = K.Best->Candidate;
   const CandidateResult &R = K.Best->Evaluation.Result;
-  return {{"candidate", C.Id},
-          {"identity", C.Identity},
-          {"level", C.Level},
-          {"operator", C.Operator},
-          {"point", C.Point},
-          {"settings", parsedColumn(C.SettingsJson)},
-          {"pipeline", R.Pipeline},
-          {"codegen_opt", R.CodegenOpt},
-          {"variant", K.BestVariant ? variantJson(*K.BestVariant)
-                                    : json(nullptr)}};
+  return {
+      {"candidate", C.Id},
+      {"identity", C.Identity},
+      {"level", C.Level},
+      {"operator", C.Operator},
+      {"point", C.Point},
+      {"settings", parsedColumn(C.SettingsJson)},
+      {"pipeline", R.Pipeline},
+      {"codegen_opt", R.CodegenOpt},
+      {"variant", K.BestVariant ? variantJson(*K.BestVariant) : json(nullptr)}};
 }
 
 json failuresJson(const KernelSummary &K) {
@@ -201,22 +199,22 @@ json kernelJson(const KernelSummary &K) {
   if (K.Best)
     Best = Estimate{K.Best->Evaluation.MedianMs, K.Best->Evaluation.CiLoMs,
                     K.Best->Evaluation.CiHiMs};
-  return {{"name", K.Kernel.Name},
-          {"capture", K.Kernel.Capture},
-          {"baseline_ms",
-           optionalJson(K.Baseline ? std::optional(K.Baseline->Value)
-                                   : std::nullopt)},
-          {"baseline_ci_ms", intervalJson(K.Baseline)},
-          {"best_ms", optionalJson(Best ? std::optional(Best->Value)
-                                        : std::nullopt)},
-          {"best_ci_ms", intervalJson(Best)},
-          {"speedup", optionalJson(Speedup ? std::optional(Speedup->Value)
-                                           : std::nullopt)},
-          {"speedup_ci", intervalJson(Speedup)},
-          {"evaluations", K.Evaluations},
-          {"verified", K.Verified},
-          {"failures", failuresJson(K)},
-          {"best", bestJson(K)}};
+  return {
+      {"name", K.Kernel.Name},
+      {"capture", K.Kernel.Capture},
+      {"baseline_ms", optionalJson(K.Baseline ? std::optional(K.Baseline->Value)
+                                              : std::nullopt)},
+      {"baseline_ci_ms", intervalJson(K.Baseline)},
+      {"best_ms",
+       optionalJson(Best ? std::optional(Best->Value) : std::nullopt)},
+      {"best_ci_ms", intervalJson(Best)},
+      {"speedup",
+       optionalJson(Speedup ? std::optional(Speedup->Value) : std::nullopt)},
+      {"speedup_ci", intervalJson(Speedup)},
+      {"evaluations", K.Evaluations},
+      {"verified", K.Verified},
+      {"failures", failuresJson(K)},
+      {"best", bestJson(K)}};
 }
 
 json campaignJson(const std::optional<CampaignRow> &C) {
@@ -271,22 +269,28 @@ std::optional<double> number(const json &J) {
   return J.is_number() ? std::optional<double>(J.get<double>()) : std::nullopt;
 }
 
-std::string interval(const json &Ci, std::string (*Format)(std::optional<double>)) {
+std::string interval(const json &Ci,
+                     std::string (*Format)(std::optional<double>)) {
   if (!Ci.is_array())
     return "";
   return "  [" + Format(number(Ci[0])) + ", " + Format(number(Ci[1])) + "]";
 }
 
-/// "key=value key=value" of a settings object (or its text).
+/// "key=value key=value" of a settings object (or its text). Settings left
+/// as recorded (an empty pipeline, codegen level -1) are not shown; when none
+/// is set, the text says so.
 std::string settingsText(const json &S) {
   if (!S.is_object())
     return S.is_null() ? "-" : S.dump();
   std::vector<std::string> Parts;
-  for (const auto &[Key, Value] : S.items())
-    Parts.push_back(Key + "=" +
-                    (Value.is_string() ? Value.get<std::string>()
-                                       : Value.dump()));
-  return Parts.empty() ? "-" : join(Parts, " ");
+  for (const auto &[Key, Value] : S.items()) {
+    if (Value == "" || Value == -1)
+      continue;
+    Parts.push_back(
+        Key + "=" +
+        (Value.is_string() ? Value.get<std::string>() : Value.dump()));
+  }
+  return Parts.empty() ? "as recorded" : join(Parts, " ");
 }
 
 std::string failuresText(const json &K) {
@@ -305,30 +309,31 @@ void appendBest(std::string &Out, const json &B) {
           B["candidate"].get<long long>());
   if (!Point.empty())
     appendf(Out, "  %-13s %s\n", "point:", Point.c_str());
-  appendf(Out, "  %-13s %s\n", "settings:", settingsText(B["settings"]).c_str());
-  appendf(Out, "  %-13s %s, codegen opt %d\n", "ran:",
-          Pipeline.empty() ? "-" : Pipeline.c_str(),
+  appendf(Out, "  %-13s %s\n",
+          "settings:", settingsText(B["settings"]).c_str());
+  appendf(Out, "  %-13s %s, codegen opt %d\n",
+          "ran:", Pipeline.empty() ? "-" : Pipeline.c_str(),
           B["codegen_opt"].get<int>());
   const json &V = B["variant"];
   if (V.is_null())
     return;
   std::string Key = V["genome_key"], VOp = V["operator"];
-  appendf(Out, "  %-13s %lld (%s, island %lld): %s\n", "variant:",
-          V["id"].get<long long>(), VOp.c_str(), V["island"].get<long long>(),
-          Key.c_str());
+  appendf(Out, "  %-13s %lld (%s, island %lld): %s\n",
+          "variant:", V["id"].get<long long>(), VOp.c_str(),
+          V["island"].get<long long>(), Key.c_str());
 }
 
 void appendKernel(std::string &Out, const json &K) {
   std::string Name = K["name"], Capture = K["capture"];
   appendf(Out, "\nkernel %s (%s)\n", Name.c_str(), Capture.c_str());
-  appendf(Out, "  %-13s %s%s\n", "baseline:",
-          formatMs(number(K["baseline_ms"])).c_str(),
+  appendf(Out, "  %-13s %s%s\n",
+          "baseline:", formatMs(number(K["baseline_ms"])).c_str(),
           interval(K["baseline_ci_ms"], formatMs).c_str());
-  appendf(Out, "  %-13s %s%s\n", "best:",
-          formatMs(number(K["best_ms"])).c_str(),
+  appendf(Out, "  %-13s %s%s\n",
+          "best:", formatMs(number(K["best_ms"])).c_str(),
           interval(K["best_ci_ms"], formatMs).c_str());
-  appendf(Out, "  %-13s %s%s\n", "speedup:",
-          formatSpeedup(number(K["speedup"])).c_str(),
+  appendf(Out, "  %-13s %s%s\n",
+          "speedup:", formatSpeedup(number(K["speedup"])).c_str(),
           interval(K["speedup_ci"], formatSpeedup).c_str());
   uint64_t N = K["evaluations"], Ok = K["verified"];
   appendf(Out, "  %-13s %llu, %llu verified, %llu failed%s\n",
@@ -357,7 +362,8 @@ std::string reportTable(const json &J) {
   return Out;
 }
 
-Error writeOutput(const std::string &Text, const std::optional<std::string> &To) {
+Error writeOutput(const std::string &Text,
+                  const std::optional<std::string> &To) {
   if (!To) {
     std::fputs(Text.c_str(), stdout);
     return Error::success();

@@ -23,8 +23,8 @@ struct Estimate {
 
 /// The failure kinds in the order reports list them.
 inline constexpr std::array<FailureKind, 5> ReportedFailures = {
-    FailureKind::CompileError, FailureKind::InvalidLaunch,
-    FailureKind::Crashed, FailureKind::Timeout, FailureKind::WrongResult};
+    FailureKind::CompileError, FailureKind::InvalidLaunch, FailureKind::Crashed,
+    FailureKind::Timeout, FailureKind::WrongResult};
 
 struct KernelSummary {
   KernelRow Kernel;
@@ -48,7 +48,8 @@ struct KernelSummary {
 /// One summary per kernel, in kernel id order, from the evaluations read
 /// once (Evaluations: all of the history's, joined with their candidates).
 Expected<std::vector<KernelSummary>>
-summarizeKernels(History &H, const std::vector<EvaluatedCandidate> &Evaluations);
+summarizeKernels(History &H,
+                 const std::vector<EvaluatedCandidate> &Evaluations);
 
 /// "1.234 ms" with four significant digits; "-" for none.
 std::string formatMs(std::optional<double> Ms);

@@ -34,18 +34,18 @@ struct Live {
   uint64_t InFlight = 0, Recent = 0;
 };
 
-json kernelJson(const KernelSummary &K, const Live &L) {
+json kernelJson(const KernelSummary &K, const Live &L, double Window) {
   auto Speedup = K.speedup();
-  return {{"name", K.Kernel.Name},
-          {"evaluations", K.Evaluations},
-          {"verified", K.Verified},
-          {"failures", K.failures()},
-          {"in_flight", L.InFlight},
-          {"baseline_ms", K.Baseline ? json(K.Baseline->Value) : json(nullptr)},
-          {"best_ms",
-           K.Best ? json(K.Best->Evaluation.MedianMs) : json(nullptr)},
-          {"speedup", Speedup ? json(Speedup->Value) : json(nullptr)},
-          {"per_minute", L.Recent * 60.0 / RateWindowSeconds}};
+  return {
+      {"name", K.Kernel.Name},
+      {"evaluations", K.Evaluations},
+      {"verified", K.Verified},
+      {"failures", K.failures()},
+      {"in_flight", L.InFlight},
+      {"baseline_ms", K.Baseline ? json(K.Baseline->Value) : json(nullptr)},
+      {"best_ms", K.Best ? json(K.Best->Evaluation.MedianMs) : json(nullptr)},
+      {"speedup", Speedup ? json(Speedup->Value) : json(nullptr)},
+      {"per_minute", L.Recent * 60.0 / Window}};
 }
 
 json eventJson(const std::optional<EventRow> &E) {
@@ -73,6 +73,21 @@ std::map<int64_t, Live> liveCounts(const std::vector<CandidateRow> &Cands,
   for (const EvaluatedCandidate &E : Es)
     Out[E.Candidate.KernelId].Recent += E.Evaluation.Finished >= Since;
   return Out;
+}
+
+/// The window the rate is taken over: the last ten minutes, or less when the
+/// campaign (re)started more recently, so that a young run's rate is not
+/// diluted by minutes in which it did not exist.
+Expected<double> rateWindow(History &H, double Now) {
+  double Started = 0;
+  for (const char *Kind : {"start", "resume"}) {
+    std::optional<EventRow> E;
+    R3_TRY(moveInto(H.lastEvent(Kind), E));
+    if (E)
+      Started = std::max(Started, E->At);
+  }
+  double Since = Now - Started;
+  return Since < RateWindowSeconds ? std::max(Since, 1.0) : RateWindowSeconds;
 }
 
 json campaignPart(const std::optional<CampaignRow> &C) {
@@ -106,26 +121,28 @@ Expected<json> statusJson(History &H, double Now) {
   R3_TRY(moveInto(summarizeKernels(H, Es), Kernels));
   R3_TRY(moveInto(budget(H), Budget));
   R3_TRY(moveInto(H.lastEvent(), Last));
-  auto Live = liveCounts(Cands, Es, Now - RateWindowSeconds);
+  double Window;
+  R3_TRY(moveInto(rateWindow(H, Now), Window));
+  auto Live = liveCounts(Cands, Es, Now - Window);
   json Ks = json::array();
   uint64_t InFlight = 0, Recent = 0;
   for (const KernelSummary &K : Kernels) {
-    Ks.push_back(kernelJson(K, Live[K.Kernel.Id]));
+    Ks.push_back(kernelJson(K, Live[K.Kernel.Id], Window));
     InFlight += Live[K.Kernel.Id].InFlight;
     Recent += Live[K.Kernel.Id].Recent;
   }
-  double PerMinute = Recent * 60.0 / RateWindowSeconds;
-  return json{
-      {"database", H.path()},
-      {"campaign", campaignPart(Campaign)},
-      {"state", Campaign ? json(Campaign->State) : json(nullptr)},
-      {"evaluations", Es.size()},
-      {"budget", Budget ? json(*Budget) : json(nullptr)},
-      {"per_minute", PerMinute},
-      {"eta_seconds", etaJson(Campaign, Es.size(), Budget, PerMinute)},
-      {"in_flight", InFlight},
-      {"last_event", eventJson(Last)},
-      {"kernels", Ks}};
+  double PerMinute = Recent * 60.0 / Window;
+  return json{{"database", H.path()},
+              {"campaign", campaignPart(Campaign)},
+              {"state", Campaign ? json(Campaign->State) : json(nullptr)},
+              {"evaluations", Es.size()},
+              {"budget", Budget ? json(*Budget) : json(nullptr)},
+              {"per_minute", PerMinute},
+              {"rate_window_seconds", Window},
+              {"eta_seconds", etaJson(Campaign, Es.size(), Budget, PerMinute)},
+              {"in_flight", InFlight},
+              {"last_event", eventJson(Last)},
+              {"kernels", Ks}};
 }
 
 // --- the table ---
@@ -157,8 +174,13 @@ void printProgress(const json &J) {
     std::printf(" / %llu (%.0f%%)", static_cast<unsigned long long>(B),
                 B ? 100.0 * Done / B : 0.0);
   }
-  std::printf(", %.1f per minute over the last 10 minutes",
-              J["per_minute"].get<double>());
+  double Window = J["rate_window_seconds"].get<double>();
+  if (Window >= RateWindowSeconds)
+    std::printf(", %.1f per minute over the last 10 minutes",
+                J["per_minute"].get<double>());
+  else
+    std::printf(", %.1f per minute since it started %s ago",
+                J["per_minute"].get<double>(), formatSeconds(Window).c_str());
   if (J["eta_seconds"].is_number())
     std::printf(", about %s left",
                 formatSeconds(J["eta_seconds"].get<double>()).c_str());
@@ -181,8 +203,7 @@ void printHeader(const json &J, double Now) {
   const json &E = J["last_event"];
   if (!E.is_null()) {
     std::string Kind = E["kind"], Message = E["message"];
-    std::printf("last event:  %s: %s (%s ago)\n", Kind.c_str(),
-                Message.c_str(),
+    std::printf("last event:  %s: %s (%s ago)\n", Kind.c_str(), Message.c_str(),
                 formatSeconds(Now - E["at"].get<double>()).c_str());
   }
 }

@@ -172,8 +172,9 @@ Error matmul(Builder &B, History &H) {
                        {"compiler", "bo", "pipeline=O1", CompilerSettings,
                         failed(F), 120, KnobSource})
                .takeError());
-  Spec Pending{"compiler", "bo", "pipeline=O3", CompilerSettings,
-               {},         10,   KnobSource};
+  Spec Pending{"compiler", "bo", "pipeline=O3", CompilerSettings};
+  Pending.AgeSeconds = 10;
+  Pending.Parent = KnobSource;
   R3_TRY(B.candidate(K, Knob, Pending, CandidateState::Running).takeError());
   Pending.Point = "pipeline=O0";
   return B.candidate(K, Knob, Pending, CandidateState::Queued).takeError();
@@ -217,7 +218,7 @@ Error build(History &H) {
   R3_TRY(H.begin());
   R3_TRY(H.putCampaign({"campaign.toml", "[budget]\nevaluations = 40\n", "host",
                         7, Now - 7200, "running"}));
-  R3_TRY(H.addEvent("start", "campaign.toml"));
+  R3_TRY(H.addEvent("start", "campaign.toml", Now - 7200));
   Builder B(H);
   R3_TRY(matmul(B, H));
   R3_TRY(stencil(B));

@@ -205,7 +205,10 @@ TEST_CASE("history: create, open and read-only open", "[history]") {
 TEST_CASE("history: an empty file left by a cut-short creation is opened",
           "[history]") {
   TempDb Db("empty.db");
-  { std::FILE *F = std::fopen(Db.Path.c_str(), "w"); std::fclose(F); }
+  {
+    std::FILE *F = std::fopen(Db.Path.c_str(), "w");
+    std::fclose(F);
+  }
   // A reader does not finish the creation: the file is not a history yet.
   CHECK(openError(Db.Path, HistoryMode::ReadOnly)
             .starts_with(Db.Path + ": not an r3 campaign history"));
@@ -218,8 +221,9 @@ TEST_CASE("history: a schema from a newer r3 is refused", "[history]") {
   TempDb Db("future.db");
   openOk(Db.Path, HistoryMode::Create);
   rawSql(Db.Path, "PRAGMA user_version = 99");
-  std::string Expected = Db.Path + ": schema version 99 is newer than this r3 "
-                                   "supports (" +
+  std::string Expected = Db.Path +
+                         ": schema version 99 is newer than this r3 "
+                         "supports (" +
                          std::to_string(HistorySchemaVersion) + ")";
   CHECK(openError(Db.Path, HistoryMode::Open) == Expected);
   CHECK(openError(Db.Path, HistoryMode::ReadOnly) == Expected);
@@ -242,8 +246,7 @@ TEST_CASE("history: reopening a current history migrates nothing",
         Schema);
 }
 
-TEST_CASE("history: files that are not r3 histories are refused",
-          "[history]") {
+TEST_CASE("history: files that are not r3 histories are refused", "[history]") {
   TempDb Db("foreign.db");
   rawSql(Db.Path, "CREATE TABLE people (name TEXT); "
                   "INSERT INTO people VALUES ('ada')");
@@ -257,8 +260,8 @@ TEST_CASE("history: files that are not r3 histories are refused",
   REQUIRE(sqlite3_prepare_v2(Raw, "PRAGMA journal_mode", -1, &S, nullptr) ==
           SQLITE_OK);
   REQUIRE(sqlite3_step(S) == SQLITE_ROW);
-  CHECK(std::string(reinterpret_cast<const char *>(sqlite3_column_text(
-            S, 0))) == "delete");
+  CHECK(std::string(reinterpret_cast<const char *>(
+            sqlite3_column_text(S, 0))) == "delete");
   sqlite3_finalize(S);
   sqlite3_close(Raw);
 
@@ -433,8 +436,7 @@ TEST_CASE("history: every row type round-trips", "[history]") {
   CHECK(Budget->Id < Last->Id);
 }
 
-TEST_CASE("history: a result without timed runs stores no times",
-          "[history]") {
+TEST_CASE("history: a result without timed runs stores no times", "[history]") {
   TempDb Db("untimed.db");
   auto H = openOk(Db.Path, HistoryMode::Create);
   Fixture F = populate(*H);
@@ -508,7 +510,8 @@ TEST_CASE("history: unfinished lists queued and running candidates",
   Fixture F = populate(*H);
   std::vector<int64_t> Ids;
   for (const char *Name : {"a", "b", "c", "d"})
-    Ids.push_back(*value(H->addCandidate(candidate(F.Kernel, F.Variant, Name))));
+    Ids.push_back(
+        *value(H->addCandidate(candidate(F.Kernel, F.Variant, Name))));
   ok(H->setCandidateState(Ids[1], CandidateState::Running, 7));
   ok(H->setCandidateState(Ids[2], CandidateState::Dropped));
   value(H->addEvaluation(evaluation(Ids[3])));
@@ -544,8 +547,7 @@ TEST_CASE("history: a reader sees committed rows only", "[history]") {
   CHECK(identities(*R) == std::vector<std::string>{"committed", "pending"});
 }
 
-TEST_CASE("history: a rollback loses only the uncommitted batch",
-          "[history]") {
+TEST_CASE("history: a rollback loses only the uncommitted batch", "[history]") {
   TempDb Db("rollback.db");
   auto H = openOk(Db.Path, HistoryMode::Create);
   Fixture F = populate(*H);
@@ -582,8 +584,7 @@ TEST_CASE("history: a killed writer loses only its open transaction",
     // Dispatched to worker 2, committed, never evaluated: what a resume
     // must run again.
     auto D = (*H)->addCandidate(candidate(F.Kernel, F.Variant, "dispatched"));
-    if (!D || !*D ||
-        (*H)->setCandidateState(**D, CandidateState::Running, 2) ||
+    if (!D || !*D || (*H)->setCandidateState(**D, CandidateState::Running, 2) ||
         !(*H)->addCandidate(candidate(F.Kernel, F.Variant, "queued")) ||
         (*H)->commit())
       ::_exit(8);
