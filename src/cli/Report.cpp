@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <map>
 
 namespace r3::cli {
 
@@ -217,6 +218,43 @@ json kernelJson(const KernelSummary &K) {
       {"best", bestJson(K)}};
 }
 
+/// The best candidate's ancestry, oldest first: each candidate's parent is
+/// the one it was derived from (a source variant's parent is its parent
+/// variant's best; an inner-loop candidate's is its variant's source
+/// candidate). Each step carries the factor it gained over the step before
+/// (the first: over the baseline), so their product is the speedup and
+/// "by_level" says which level earned which part of it.
+json lineageJson(const KernelSummary &K,
+                 const std::map<int64_t, const EvaluatedCandidate *> &ById) {
+  if (!K.Best || !K.Baseline)
+    return nullptr;
+  std::vector<const EvaluatedCandidate *> Chain = {&*K.Best};
+  std::optional<int64_t> Parent = K.Best->Candidate.ParentId;
+  while (Parent && Chain.size() < 10000) {
+    auto It = ById.find(*Parent);
+    if (It == ById.end() || It->second->Evaluation.MedianMs <= 0)
+      break;
+    Chain.push_back(It->second);
+    Parent = It->second->Candidate.ParentId;
+  }
+  std::reverse(Chain.begin(), Chain.end());
+  json Steps = json::array(), ByLevel = json::object();
+  double Before = K.Baseline->Value;
+  for (const EvaluatedCandidate *E : Chain) {
+    double Ms = E->Evaluation.MedianMs, Factor = Before / Ms;
+    Steps.push_back({{"candidate", E->Candidate.Id},
+                     {"level", E->Candidate.Level},
+                     {"operator", E->Candidate.Operator},
+                     {"median_ms", Ms},
+                     {"factor", Factor}});
+    const std::string &L = E->Candidate.Level;
+    ByLevel[L] =
+        (ByLevel.contains(L) ? ByLevel[L].get<double>() : 1.0) * Factor;
+    Before = Ms;
+  }
+  return {{"steps", Steps}, {"by_level", ByLevel}};
+}
+
 json campaignJson(const std::optional<CampaignRow> &C) {
   if (!C)
     return nullptr;
@@ -234,9 +272,15 @@ Expected<json> reportJson(History &H) {
   R3_TRY(moveInto(H.campaign(), Campaign));
   R3_TRY(moveInto(H.evaluations(), Evaluations));
   R3_TRY(moveInto(summarizeKernels(H, Evaluations), Kernels));
+  std::map<int64_t, const EvaluatedCandidate *> ById;
+  for (const EvaluatedCandidate &E : Evaluations)
+    if (E.Evaluation.Result.Verified)
+      ById[E.Candidate.Id] = &E;
   json Ks = json::array();
-  for (const KernelSummary &K : Kernels)
+  for (const KernelSummary &K : Kernels) {
     Ks.push_back(kernelJson(K));
+    Ks.back()["lineage"] = lineageJson(K, ById);
+  }
   return json{{"database", H.path()},
               {"campaign", campaignJson(Campaign)},
               {"evaluations", Evaluations.size()},
@@ -323,6 +367,21 @@ void appendBest(std::string &Out, const json &B) {
           V["island"].get<long long>(), Key.c_str());
 }
 
+/// "lineage:  0.338 ms -> source knob 0.135 ms (2.50x) -> ..." and the
+/// factor each level earned.
+void appendLineage(std::string &Out, const json &L) {
+  std::vector<std::string> Steps, Levels;
+  for (const json &S : L["steps"]) {
+    std::string Level = S["level"], Op = S["operator"];
+    Steps.push_back(Level + " " + Op + " " + formatMs(number(S["median_ms"])) +
+                    " (" + formatSpeedup(number(S["factor"])) + ")");
+  }
+  for (const auto &[Level, Factor] : L["by_level"].items())
+    Levels.push_back(Level + " " + formatSpeedup(number(Factor)));
+  appendf(Out, "  %-13s %s\n", "lineage:", join(Steps, " -> ").c_str());
+  appendf(Out, "  %-13s %s\n", "by level:", join(Levels, ", ").c_str());
+}
+
 void appendKernel(std::string &Out, const json &K) {
   std::string Name = K["name"], Capture = K["capture"];
   appendf(Out, "\nkernel %s (%s)\n", Name.c_str(), Capture.c_str());
@@ -342,6 +401,8 @@ void appendKernel(std::string &Out, const json &K) {
           static_cast<unsigned long long>(N - Ok), failuresText(K).c_str());
   if (!K["best"].is_null())
     appendBest(Out, K["best"]);
+  if (K.contains("lineage") && !K["lineage"].is_null())
+    appendLineage(Out, K["lineage"]);
 }
 
 std::string reportTable(const json &J) {

@@ -175,17 +175,18 @@ int runTune(const ParsedArgs &A) {
   if (auto Seed = A.value("--seed")) {
     auto N = parseUnsigned(*Seed);
     if (!N)
-      return usageError("option '--seed' expects a number, got '" + *Seed +
-                            "'",
+      return usageError("option '--seed' expects a number, got '" + *Seed + "'",
                         "tune");
     C->Seed = *N;
   }
   if (auto B = A.value("--budget")) {
     auto N = parseUnsigned(*B);
     if (!N || *N == 0)
-      return usageError("option '--budget' expects a positive number of evaluations, "
-                        "got '" + *B + "'",
-                        "tune");
+      return usageError(
+          "option '--budget' expects a positive number of evaluations, "
+          "got '" +
+              *B + "'",
+          "tune");
     C->Budget.Evaluations = *N;
   }
   if (A.has("--dry-run"))
@@ -200,8 +201,7 @@ int runTune(const ParsedArgs &A) {
   if (!S)
     return fail(S.error());
   printSummary(*S, *C);
-  return S->Outcome == TuneOutcome::Interrupted ? ExitInterrupted
-                                                : ExitSuccess;
+  return S->Outcome == TuneOutcome::Interrupted ? ExitInterrupted : ExitSuccess;
 }
 } // namespace
 

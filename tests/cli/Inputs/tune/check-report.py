@@ -20,3 +20,17 @@ if abs(k["speedup"] - k["baseline_ms"] / k["best_ms"]) > 1e-6 * k["speedup"]:
 if k.get("verified", 0) < 1:
     sys.exit("FAIL: nothing verified: %r" % k)
 print("ok: %s best %.4g ms, %.3gx" % (kernel, k["best_ms"], k["speedup"]))
+# The lineage ends at the best candidate, and its factors multiply to the
+# speedup; by_level splits the same product by level.
+lin = k["lineage"]
+if lin["steps"][-1]["candidate"] != k["best"]["candidate"]:
+    sys.exit("FAIL: the lineage does not end at the best: %r" % lin)
+prod = 1.0
+for s in lin["steps"]:
+    prod *= s["factor"]
+by = 1.0
+for f in lin["by_level"].values():
+    by *= f
+if abs(prod - k["speedup"]) > 1e-6 * k["speedup"] or abs(by - prod) > 1e-6 * prod:
+    sys.exit("FAIL: lineage factors %r do not give the speedup %r" % (lin, k["speedup"]))
+print("lineage: %s" % ", ".join("%s %.3gx" % kv for kv in sorted(lin["by_level"].items())))
