@@ -2,24 +2,32 @@
 // goes to the next island in turn; an operator is drawn by its rate
 // (roulette), its parents uniformly from the occupied cells of that island's
 // MAP-Elites archive (Mouret & Clune 2015, "Illuminating search spaces by
-// mapping elites"), and the child it makes is evaluated by the campaign, whose
-// result goes back into the archive. Islands (Tanese 1989, "Distributed
-// genetic algorithms"; Whitley, Rana & Heckendorn 1999, "The island model
-// genetic algorithm") evolve apart and exchange their best variant along a
-// ring every few results, which keeps several lineages alive while still
-// spreading a discovery; FunSearch (Romera-Paredes et al. 2024, "Mathematical
-// discoveries from program search with large language models") and
-// AlphaEvolve use the same arrangement, islands of programs with archives
-// like MAP-Elites', for programs that an LLM mutates, which is where this
-// loop is headed. Operators may be asynchronous (an LLM call takes seconds),
-// so asking for children and receiving them are separate calls. Genomes are
-// known by their canonical key; a child already seen is dropped (and, within
-// a bound, asked for again) so that no source variant is produced twice.
+// mapping elites"; uniform over cells, not over fitness, is MAP-Elites' own
+// selection: the pressure towards fast variants comes from each cell keeping
+// only its fastest, while every kind of variant keeps a chance to be a
+// parent), and the child it makes is evaluated by the campaign, whose result
+// goes back into the archive. Islands (Tanese 1989, "Distributed genetic
+// algorithms"; Whitley, Rana & Heckendorn 1999, "The island model genetic
+// algorithm") evolve apart and exchange their best variant along a ring
+// every few results, which keeps several lineages alive while still
+// spreading a discovery; FunSearch (Romera-Paredes et al. 2024,
+// "Mathematical discoveries from program search with large language
+// models"), AlphaEvolve (Novikov et al. 2025) and OpenEvolve use the same
+// arrangement, islands of programs with archives like MAP-Elites', for
+// programs that an LLM mutates, which is where this loop is headed.
+// Operators may be asynchronous (an LLM call takes seconds), so asking for
+// children and receiving them are separate calls, and an operator that
+// declines or fails costs a request, never the loop. Genomes are known by
+// their canonical key; a child already seen is dropped and asked for again,
+// the last time as a random genome found by a scan of the space if need be,
+// so that no source variant is produced twice and the loop stops only when
+// the space is exhausted.
 #include "search/evolve/Evolution.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 namespace r3::search {
@@ -27,8 +35,11 @@ namespace r3::search {
 namespace {
 /// How many times ready() asks again for children it dropped as repeats.
 constexpr unsigned MaxRetryRounds = 8;
-/// How many random genomes request() draws looking for an unseen one.
+/// How many random genomes are drawn looking for an unseen one before the
+/// space is scanned.
 constexpr unsigned MaxRandomDraws = 16;
+/// The largest space that is scanned for an unseen genome.
+constexpr uint64_t MaxScan = uint64_t(1) << 16;
 /// How many draws look for a second parent other than the first.
 constexpr unsigned MaxDistinctParentDraws = 4;
 
@@ -61,13 +72,53 @@ SourceGenome randomGenome(const SourceSpaceModel &M, Rng &R) {
   return G;
 }
 
-/// A random child, not one of Seen when a few draws find such a genome.
-Offspring randomChild(const SourceSpaceModel &M, const std::set<std::string> &Seen,
-                      unsigned Island, Rng &R) {
-  SourceGenome G = randomGenome(M, R);
-  for (unsigned I = 1; I < MaxRandomDraws && Seen.count(G.key(M)); ++I)
-    G = randomGenome(M, R);
-  return {std::move(G), {}, "random", Island};
+/// The genome of index Index in a mixed-radix numbering of the space (the
+/// file the lowest digit); Index < M.size().
+SourceGenome genomeAt(const SourceSpaceModel &M, uint64_t Index) {
+  SourceGenome G;
+  uint64_t Files = std::max<size_t>(1, M.Files.size());
+  G.File = uint32_t(Index % Files);
+  Index /= Files;
+  for (const KnobDomain &K : M.Knobs) {
+    uint64_t N = std::max<size_t>(1, K.Values.size());
+    G.Knobs.push_back(uint32_t(Index % N));
+    Index /= N;
+  }
+  return G;
+}
+
+/// A genome not in Seen, or none when the space has none left. Random draws
+/// first; when they keep hitting seen genomes (late in a small space, where
+/// a few unseen ones are left among thousands), a scan from a random start
+/// finds one if any is left, so that the loop stops only when the space is
+/// exhausted. A space larger than MaxScan is never scanned (a campaign cannot
+/// evaluate that many variants), and Exhausted records a scan that found
+/// nothing: Seen only grows, so it stays true.
+std::optional<SourceGenome> unseenGenome(const SourceSpaceModel &M,
+                                         const std::set<std::string> &Seen,
+                                         bool &Exhausted, Rng &R) {
+  if (Exhausted)
+    return std::nullopt;
+  for (unsigned I = 0; I < MaxRandomDraws; ++I)
+    if (SourceGenome G = randomGenome(M, R); !Seen.count(G.key(M)))
+      return G;
+  if (!(M.size() <= double(MaxScan)))
+    return std::nullopt;
+  uint64_t Size = uint64_t(M.size());
+  uint64_t Start = std::uniform_int_distribution<uint64_t>(0, Size - 1)(R);
+  for (uint64_t J = 0; J < Size; ++J)
+    if (SourceGenome G = genomeAt(M, (Start + J) % Size); !Seen.count(G.key(M)))
+      return G;
+  Exhausted = true;
+  return std::nullopt;
+}
+
+/// Adds a random child for Island to Pending, unless the space is exhausted.
+void addRandomChild(const SourceSpaceModel &M,
+                    const std::set<std::string> &Seen, bool &Exhausted,
+                    unsigned Island, Rng &R, std::vector<Offspring> &Pending) {
+  if (std::optional<SourceGenome> G = unseenGenome(M, Seen, Exhausted, R))
+    Pending.push_back({std::move(*G), {}, "random", Island});
 }
 
 using OperatorList =
@@ -144,8 +195,7 @@ Evolution::Evolution(SourceSpaceModel M, EvolutionOptions O)
     : Model(std::move(M)), Options(std::move(O)),
       Grid(Options.Islands, Options.Axes), R(Options.Seed) {}
 
-void Evolution::addOperator(std::unique_ptr<MutationOperator> Op,
-                            double Rate) {
+void Evolution::addOperator(std::unique_ptr<MutationOperator> Op, double Rate) {
   Operators.emplace_back(std::move(Op), Rate);
 }
 
@@ -154,11 +204,16 @@ void Evolution::request(unsigned Count) {
     unsigned Island = NextIsland;
     NextIsland = (NextIsland + 1) % Grid.islands();
     MutationOperator *Op = Grid.best() ? pickOperator(Operators, R) : nullptr;
-    if (!Op) {
-      Pending.push_back(randomChild(Model, Seen, Island, R));
-      continue;
+    if (Op) {
+      // An operator that cannot serve the request (nothing to change, no
+      // usable parent) declines it by not counting it in flight; a random
+      // child takes its place so that the request is not lost.
+      unsigned Before = Op->inFlight();
+      Op->submit({parentsFor(Grid, Island, Op->arity(), R), Island}, R);
+      if (Op->inFlight() > Before)
+        continue;
     }
-    Op->submit({parentsFor(Grid, Island, Op->arity(), R), Island}, R);
+    addRandomChild(Model, Seen, Exhausted, Island, R, Pending);
   }
 }
 
@@ -169,16 +224,25 @@ std::vector<Offspring> Evolution::ready() {
     for (auto &[Op, Rate] : Operators)
       for (Offspring &C : Op->collect())
         Got.push_back(std::move(C));
-    unsigned Dropped = 0;
+    std::vector<unsigned> DroppedIslands;
     for (Offspring &C : Got) {
       if (Seen.insert(C.Genome.key(Model)).second)
         Out.push_back(std::move(C));
       else
-        ++Dropped;
+        DroppedIslands.push_back(C.Island);
     }
-    if (Dropped == 0 || Round == MaxRetryRounds)
+    if (DroppedIslands.empty() || Round == MaxRetryRounds)
       return Out;
-    request(Dropped);
+    // Repeats are asked for again from the operators; when they keep
+    // repeating (a converged archive, a nearly exhausted space), the last
+    // round asks for random genomes, which exist while the space has any
+    // left.
+    if (Round + 1 < MaxRetryRounds) {
+      request(unsigned(DroppedIslands.size()));
+      continue;
+    }
+    for (unsigned Island : DroppedIslands)
+      addRandomChild(Model, Seen, Exhausted, Island, R, Pending);
   }
 }
 

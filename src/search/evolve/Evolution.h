@@ -77,15 +77,20 @@ struct Offspring {
   unsigned Island = 0;
 };
 
-/// What an operator is asked for.
+/// What an operator is asked for. The parents point into the archive and are
+/// valid only during submit(): an operator that works later copies them.
 struct MutationRequest {
-  std::vector<const Elite *> Parents; ///< arity() of them
+  std::vector<const Elite *> Parents; ///< arity() of them, drawn uniformly
   unsigned Island = 0;
 };
 
 /// A way of making a child variant. Operators may be asynchronous (an LLM
 /// call takes seconds): submit() starts work, collect() returns what is
-/// ready. The knob operators finish inside submit().
+/// ready. The knob operators finish inside submit(). An operator that cannot
+/// serve a request declines it by not counting it in inFlight(), and the loop
+/// makes a random child instead; a request that fails later leaves
+/// inFlight() and yields nothing, and the loop goes on with the next
+/// request.
 class MutationOperator {
 public:
   virtual ~MutationOperator() = default;
@@ -110,7 +115,8 @@ public:
   Archive(unsigned Islands, std::vector<DescriptorAxis> Axes);
   /// Offers E to its island's cell; true when it became that cell's elite.
   bool offer(const Elite &E);
-  /// A uniformly chosen elite of the island, if it has any.
+  /// An elite of the island drawn uniformly over its occupied cells (not
+  /// over fitness: MAP-Elites' selection), if it has any.
   const Elite *select(unsigned Island, Rng &R) const;
   /// Each island's best elite is offered to the next island (a ring).
   void migrate();
@@ -144,9 +150,12 @@ public:
   void addOperator(std::unique_ptr<MutationOperator> Op, double Rate);
   /// Starts making Count children (round robin over islands). Before any
   /// variant has a fitness, children are random genomes ("random"
-  /// operator).
+  /// operator); so are those of a request an operator declined.
   void request(unsigned Count);
   /// The children ready now, without repeats of genomes already seen.
+  /// Repeats are asked for again a few times, the last time as random
+  /// genomes; with the knob operators, empty and inFlight() == 0 once every
+  /// genome of a space of up to 65536 genomes has been seen.
   std::vector<Offspring> ready();
   /// Records a genome as produced (resume: every variant in the history),
   /// so it is not produced again.
@@ -168,6 +177,8 @@ private:
   std::vector<Offspring> Pending;
   std::set<std::string> Seen;
   unsigned Reports = 0, NextIsland = 0;
+  /// No genome of the knob space is left unseen (Seen only grows).
+  bool Exhausted = false;
 };
 
 } // namespace r3::search

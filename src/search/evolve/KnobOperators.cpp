@@ -68,9 +68,7 @@ void mutateGene(SourceGenome &G, size_t Gene, const SourceSpaceModel &M,
 /// The children of a synchronous operator, kept until collected.
 class SynchronousOperator : public MutationOperator {
 public:
-  std::vector<Offspring> collect() override {
-    return std::exchange(Ready, {});
-  }
+  std::vector<Offspring> collect() override { return std::exchange(Ready, {}); }
   unsigned inFlight() const override { return unsigned(Ready.size()); }
 
 protected:
@@ -122,8 +120,8 @@ public:
         mutableGenes(Model).empty())
       return;
     const Elite &A = *Req.Parents[0], &B = *Req.Parents[1];
-    SourceGenome Child = cross(normalized(A.Genome, Model),
-                               normalized(B.Genome, Model), R);
+    SourceGenome Child =
+        cross(normalized(A.Genome, Model), normalized(B.Genome, Model), R);
     Ready.push_back({std::move(Child), {A.Id, B.Id}, "crossover", Req.Island});
   }
 
