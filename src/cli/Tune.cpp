@@ -242,7 +242,3 @@ CommandSpec tuneCommand() {
 }
 
 } // namespace r3::cli
-// TEMPORARY-WEAK-SIMULATE
-namespace r3::cli {
-__attribute__((weak)) int runTuneSimulate(const ParsedArgs &) { return 1; }
-} // namespace r3::cli
