@@ -170,13 +170,26 @@ private:
       FailModel.fit(XAll, Fail);
   }
 
+  /// The acquisition value of P (higher is better) under the current
+  /// choice of function; see Choice.
   double acquisition(const Point &P) const {
     Vector X = Enc.encode(P);
-    double Ei = bo::expectedImprovement(TimeModel.predict(X), BestLog, 0.002);
-    if (!HasFailures)
-      return Ei;
-    double PFail = std::clamp(FailModel.predict(X).Mean, 0.0, 0.98);
-    return Ei * (1 - PFail);
+    bo::Prediction Pr = TimeModel.predict(X);
+    double POk = 1;
+    if (HasFailures)
+      POk = 1 - std::clamp(FailModel.predict(X).Mean, 0.0, 0.98);
+    double Sd = std::sqrt(std::max(Pr.Variance, 0.0));
+    switch (Choice % 3) {
+    case 0:
+      return bo::expectedImprovement(Pr, BestLog, 0.002) * POk;
+    case 1: // probability of improvement by 1%
+      return (Sd > 0 ? 0.5 * std::erfc(-(BestLog - 0.01 - Pr.Mean) /
+                                       (Sd * std::sqrt(2.0)))
+                     : 0.0) *
+             POk;
+    default: // lower confidence bound; failing regions pay a penalty
+      return -(Pr.Mean - 1.5 * Sd) - 10 * (1 - POk);
+    }
   }
 
   /// The candidates EI is maximised over (see the file comment).
@@ -197,10 +210,18 @@ private:
       if (Usable(P) && Unique.insert(P).second)
         Out.push_back(std::move(P));
     }
-    for (const Point &B : bestObserved(4))
+    std::vector<Point> Best = bestObserved(4);
+    for (const Point &B : Best)
       for (Point &P : S.neighbours(B))
         if (Usable(P) && Unique.insert(P).second)
           Out.push_back(std::move(P));
+    // Two steps around the best point: good configurations cluster, and
+    // the best is often two changes away from the best seen.
+    if (!Best.empty())
+      for (const Point &Q : S.neighbours(Best.front()))
+        for (Point &P : S.neighbours(Q))
+          if (Usable(P) && Unique.insert(P).second)
+            Out.push_back(std::move(P));
     return Out;
   }
 
@@ -272,6 +293,7 @@ private:
         TimeModel.add(X, TimeModel.predict(X).Mean);
       Chosen.insert(*P);
       Out.push_back(std::move(*P));
+      ++Choice;
     }
     return Out;
   }
@@ -288,6 +310,12 @@ private:
   size_t HyperAt = 0;
   bool HasFailures = false;
   double BestLog = 0;
+  /// Which acquisition function picks the next point: expected
+  /// improvement, probability of improvement and the lower confidence bound
+  /// take turns, a portfolio that is robust where any one of them alone
+  /// explores too much or too little (GP-Hedge; Hoffman, Brochu and de
+  /// Freitas 2011, here without the learned weights).
+  unsigned Choice = 0;
 };
 
 } // namespace
