@@ -14,6 +14,9 @@
 
 #include "support/FileUtil.h"
 
+#include "campaign/HistorySchema.h"
+#include "campaign/HistorySql.h"
+
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
@@ -28,270 +31,14 @@
 
 namespace r3 {
 
+using namespace detail;
+
 namespace {
 using nlohmann::json;
-
-/// "r3db": what `PRAGMA application_id` holds in every r3 history.
-constexpr int64_t HistoryApplicationId = 0x72336462;
-
-/// One step of the schema: the SQL that takes a database from version To-1
-/// to version To. Future versions append steps; a step never changes.
-struct Migration {
-  int To;
-  const char *Sql;
-};
-
-constexpr const char *SchemaV1 = R"sql(
-CREATE TABLE campaign (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  path TEXT NOT NULL,
-  text TEXT NOT NULL,
-  backend TEXT NOT NULL,
-  seed INTEGER NOT NULL,
-  created REAL NOT NULL,
-  state TEXT NOT NULL
-);
-CREATE TABLE kernels (
-  id INTEGER PRIMARY KEY,
-  name TEXT NOT NULL UNIQUE,
-  capture TEXT NOT NULL,
-  capture_hash TEXT NOT NULL
-);
-CREATE TABLE sources (
-  hash TEXT PRIMARY KEY,
-  text TEXT NOT NULL
-);
-CREATE TABLE variants (
-  id INTEGER PRIMARY KEY,
-  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
-  genome_key TEXT NOT NULL,
-  genome_json TEXT NOT NULL,
-  source_hash TEXT REFERENCES sources(hash),
-  parents_json TEXT NOT NULL,
-  operator TEXT NOT NULL,
-  island INTEGER NOT NULL,
-  created REAL NOT NULL,
-  UNIQUE (kernel_id, genome_key)
-);
-CREATE TABLE candidates (
-  id INTEGER PRIMARY KEY,
-  identity TEXT UNIQUE NOT NULL,
-  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
-  variant_id INTEGER NOT NULL REFERENCES variants(id),
-  level TEXT NOT NULL,
-  operator TEXT NOT NULL,
-  parent_id INTEGER REFERENCES candidates(id),
-  point TEXT NOT NULL,
-  point_json TEXT NOT NULL,
-  settings_json TEXT NOT NULL,
-  state TEXT NOT NULL
-    CHECK (state IN ('queued', 'running', 'done', 'dropped')),
-  worker INTEGER,
-  created REAL NOT NULL
-);
-CREATE INDEX candidates_by_kernel ON candidates(kernel_id);
-CREATE INDEX candidates_by_state ON candidates(state);
-CREATE TABLE evaluations (
-  id INTEGER PRIMARY KEY,
-  candidate_id INTEGER UNIQUE NOT NULL REFERENCES candidates(id),
-  verified INTEGER NOT NULL,
-  failure TEXT CHECK (failure IN ('compile_error', 'invalid_launch',
-                                  'crashed', 'timeout', 'wrong_result')),
-  message TEXT NOT NULL,
-  times_ms TEXT NOT NULL,
-  repetitions INTEGER NOT NULL,
-  compile_ms REAL NOT NULL,
-  registers INTEGER,
-  spills INTEGER,
-  shared_bytes INTEGER,
-  pipeline TEXT NOT NULL,
-  codegen_opt INTEGER NOT NULL,
-  poisoned INTEGER NOT NULL,
-  sandbox TEXT NOT NULL,
-  median_ms REAL,
-  ci_lo_ms REAL,
-  ci_hi_ms REAL,
-  min_ms REAL,
-  eval_ms REAL NOT NULL,
-  worker INTEGER NOT NULL,
-  device TEXT NOT NULL,
-  started REAL NOT NULL,
-  finished REAL NOT NULL
-);
-CREATE INDEX evaluations_by_finished ON evaluations(finished);
-CREATE TABLE baselines (
-  id INTEGER PRIMARY KEY,
-  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
-  worker INTEGER NOT NULL,
-  device TEXT NOT NULL,
-  median_ms REAL NOT NULL,
-  ci_lo_ms REAL NOT NULL,
-  ci_hi_ms REAL NOT NULL,
-  measured REAL NOT NULL,
-  after_evaluations INTEGER NOT NULL
-);
-CREATE INDEX baselines_by_kernel ON baselines(kernel_id);
-CREATE TABLE archive (
-  kernel_id INTEGER NOT NULL REFERENCES kernels(id),
-  island INTEGER NOT NULL,
-  cell INTEGER NOT NULL,
-  variant_id INTEGER NOT NULL REFERENCES variants(id),
-  fitness REAL NOT NULL,
-  descriptor_json TEXT NOT NULL,
-  PRIMARY KEY (kernel_id, island, cell)
-);
-CREATE TABLE events (
-  id INTEGER PRIMARY KEY,
-  at REAL NOT NULL,
-  kind TEXT NOT NULL,
-  message TEXT NOT NULL
-);
-CREATE INDEX events_by_kind ON events(kind, id);
-)sql";
-
-constexpr Migration Migrations[] = {{1, SchemaV1}};
-static_assert(std::size(Migrations) == HistorySchemaVersion,
-              "one migration step per schema version");
 
 double nowSeconds() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-Error sqliteError(sqlite3 *Db, const std::string &Path, const char *What) {
-  return makeError(Path, ": ", sqlite3_errmsg(Db), " (while ", What, ")");
-}
-
-/// Runs SQL without parameters (schema, pragmas, transaction control).
-Error execute(sqlite3 *Db, const std::string &Path, const char *Sql,
-              const char *What) {
-  if (sqlite3_exec(Db, Sql, nullptr, nullptr, nullptr) != SQLITE_OK)
-    return sqliteError(Db, Path, What);
-  return Error::success();
-}
-
-/// One prepared statement: bind, step, read columns; finalized on scope exit.
-class Statement {
-public:
-  Statement(sqlite3 *Db, const std::string &Path, const char *What)
-      : Db(Db), Path(Path), What(What) {}
-  ~Statement() { sqlite3_finalize(S); }
-  Statement(const Statement &) = delete;
-  Statement &operator=(const Statement &) = delete;
-
-  Error prepare(const char *Sql) {
-    if (sqlite3_prepare_v2(Db, Sql, -1, &S, nullptr) != SQLITE_OK)
-      return error();
-    return Error::success();
-  }
-  /// Binds the values to parameters 1, 2, ... in order.
-  template <typename... Ts> Statement &bind(const Ts &...Values) {
-    int I = 0;
-    (bindOne(++I, Values), ...);
-    return *this;
-  }
-  /// Steps once: true when a row is ready.
-  Expected<bool> step() {
-    if (BindRc != SQLITE_OK)
-      return makeError(Path, ": ", sqlite3_errstr(BindRc), " (while ", What,
-                       ")");
-    int Rc = sqlite3_step(S);
-    if (Rc == SQLITE_ROW)
-      return true;
-    if (Rc == SQLITE_DONE)
-      return false;
-    return error();
-  }
-  /// Steps to the end (a statement that returns no rows).
-  Error run() {
-    Expected<bool> Row = step();
-    while (Row && *Row)
-      Row = step();
-    return Row.takeError();
-  }
-  Error error() const { return sqliteError(Db, Path, What); }
-  const std::string &path() const { return Path; }
-  int extendedCode() const { return sqlite3_extended_errcode(Db); }
-
-  bool isNull(int C) const { return sqlite3_column_type(S, C) == SQLITE_NULL; }
-  int64_t integer(int C) const { return sqlite3_column_int64(S, C); }
-  double real(int C) const { return sqlite3_column_double(S, C); }
-  std::string text(int C) const {
-    const unsigned char *T = sqlite3_column_text(S, C);
-    return T ? std::string(reinterpret_cast<const char *>(T),
-                           sqlite3_column_bytes(S, C))
-             : std::string();
-  }
-  std::optional<int64_t> optInteger(int C) const {
-    return isNull(C) ? std::nullopt : std::optional<int64_t>(integer(C));
-  }
-
-private:
-  void check(int Rc) {
-    if (BindRc == SQLITE_OK)
-      BindRc = Rc;
-  }
-  template <std::integral T> void bindOne(int I, T V) {
-    check(sqlite3_bind_int64(S, I, static_cast<sqlite3_int64>(V)));
-  }
-  void bindOne(int I, double V) { check(sqlite3_bind_double(S, I, V)); }
-  void bindOne(int I, std::string_view V) {
-    check(sqlite3_bind_text(S, I, V.data(), static_cast<int>(V.size()),
-                            SQLITE_TRANSIENT));
-  }
-  void bindOne(int I, std::nullptr_t) { check(sqlite3_bind_null(S, I)); }
-  template <typename T> void bindOne(int I, const std::optional<T> &V) {
-    if (V)
-      bindOne(I, *V);
-    else
-      bindOne(I, nullptr);
-  }
-
-  sqlite3 *Db;
-  const std::string &Path;
-  const char *What;
-  sqlite3_stmt *S = nullptr;
-  int BindRc = SQLITE_OK;
-};
-
-/// Every row of a prepared statement, read by Read(Statement, Row&).
-template <typename Row, typename ReadFn>
-Expected<std::vector<Row>> collect(Statement &S, ReadFn Read) {
-  std::vector<Row> Rows;
-  while (true) {
-    Expected<bool> More = S.step();
-    if (!More)
-      return More.takeError();
-    if (!*More)
-      return Rows;
-    if (Error E = Read(S, Rows.emplace_back()))
-      return std::move(E).context(S.path());
-  }
-}
-
-/// The first row, or none.
-template <typename Row, typename ReadFn>
-Expected<std::optional<Row>> first(Statement &S, ReadFn Read) {
-  Expected<bool> More = S.step();
-  if (!More)
-    return More.takeError();
-  if (!*More)
-    return std::optional<Row>();
-  Row R;
-  if (Error E = Read(S, R))
-    return std::move(E).context(S.path());
-  return std::optional<Row>(std::move(R));
-}
-
-/// The integer in the first column of the first row of a query.
-Expected<int64_t> queryInteger(sqlite3 *Db, const std::string &Path,
-                               const char *Sql, const char *What) {
-  Statement S(Db, Path, What);
-  R3_TRY(S.prepare(Sql));
-  Expected<bool> Row = S.step();
-  if (!Row)
-    return Row.takeError();
-  return *Row ? S.integer(0) : int64_t(0);
 }
 
 std::optional<CandidateState> parseCandidateState(const std::string &S) {
@@ -578,15 +325,19 @@ Expected<std::unique_ptr<History>> History::open(const std::string &Path,
     return makeError(Path, ": schema version ", Version,
                      " is newer than this r3 supports (", HistorySchemaVersion,
                      ")");
+  H->Version = Version;
   if (Mode == HistoryMode::ReadOnly) {
-    if (Version < HistorySchemaVersion)
+    // Older versions are read as they are (what they lack reads as empty);
+    // only a writer migrates.
+    if (Version < 1)
       return makeError(Path, ": schema version ", Version,
-                       " is older than this r3 reads (", HistorySchemaVersion,
-                       "); 'r3 tune --resume' migrates it");
+                       " is older than this r3 reads (1); 'r3 tune --resume' "
+                       "migrates it");
     return H;
   }
   R3_TRY(configureWriter(H->Db, Path));
   R3_TRY(H->migrate());
+  H->Version = HistorySchemaVersion;
   return H;
 }
 

@@ -24,12 +24,12 @@ struct sqlite3;
 namespace r3 {
 
 /// The schema version this build writes (PRAGMA user_version).
-inline constexpr int HistorySchemaVersion = 1;
+inline constexpr int HistorySchemaVersion = 2;
 
 enum class HistoryMode {
-  Create,   ///< create the file (an error if it exists)
-  Open,     ///< open an existing file read-write, migrating it
-  ReadOnly  ///< open an existing file for reading (r3 status, r3 report)
+  Create,  ///< create the file (an error if it exists)
+  Open,    ///< open an existing file read-write, migrating it
+  ReadOnly ///< open an existing file for reading (r3 status, r3 report)
 };
 
 struct CampaignRow {
@@ -47,10 +47,10 @@ struct KernelRow {
 /// A source variant of a kernel (the outer loop's individual).
 struct VariantRow {
   int64_t Id = 0, KernelId = 0;
-  std::string GenomeKey;  ///< SourceGenome::key, UNIQUE per kernel
-  std::string GenomeJson; ///< {"file":0,"knobs":[1,2],"text_hash":...}
-  std::string SourceHash; ///< of the source text (sources table); "" =
-                          ///< the recorded code
+  std::string GenomeKey;          ///< SourceGenome::key, UNIQUE per kernel
+  std::string GenomeJson;         ///< {"file":0,"knobs":[1,2],"text_hash":...}
+  std::string SourceHash;         ///< of the source text (sources table); "" =
+                                  ///< the recorded code
   std::string ParentsJson = "[]"; ///< variant ids
   std::string Operator;           ///< "original", "knob", "crossover", ...
   int64_t Island = 0;
@@ -68,8 +68,8 @@ struct CandidateRow {
                         ///< "compiler+launch"
   std::string Operator; ///< what made it: "original", "knob", "bo", ...
   std::optional<int64_t> ParentId; ///< the candidate it derives from
-  std::string Point;     ///< Space::describe of its inner point
-  std::string PointJson; ///< the point's indices: [[2],[0,5]]
+  std::string Point;               ///< Space::describe of its inner point
+  std::string PointJson;           ///< the point's indices: [[2],[0,5]]
   std::string SettingsJson; ///< pipeline, codegen_opt, block, ... as JSON
   CandidateState State = CandidateState::Queued;
   std::optional<int64_t> Worker;
@@ -105,6 +105,23 @@ struct EventRow {
   int64_t Id = 0;
   double At = 0; ///< seconds since the epoch
   std::string Kind, Message;
+};
+
+/// One call of the LLM operator: what was asked (the prompt is stored once
+/// under its hash), what it cost, and what came of it. Outcome: "ok" (the
+/// reply made a variant, VariantId, unless it repeated one), "llm_invalid"
+/// (the reply was rejected, Reason says why), "http_error", "timeout",
+/// "bad_response" (retries spent), "cancelled" (the campaign ended first).
+/// No field ever holds the API key.
+struct LlmCallRow {
+  int64_t Id = 0, KernelId = 0;
+  std::optional<int64_t> ParentVariantId, VariantId;
+  std::string Model, PromptHash, Outcome, Reason, Reply;
+  uint64_t TokensIn = 0, TokensOut = 0;
+  double LatencyMs = 0; ///< of the whole call, retries and waits included
+  unsigned Attempts = 0;
+  std::optional<int64_t> HttpStatus; ///< of the last attempt
+  double Started = 0, Finished = 0;  ///< seconds since the epoch
 };
 
 /// An evaluation with its candidate, for reports and resume.
@@ -148,8 +165,8 @@ public:
 
   /// Inserts a candidate; none when its identity exists already.
   Expected<std::optional<int64_t>> addCandidate(const CandidateRow &C);
-  Expected<std::optional<CandidateRow>> candidateByIdentity(
-      const std::string &Identity);
+  Expected<std::optional<CandidateRow>>
+  candidateByIdentity(const std::string &Identity);
   Error setCandidateState(int64_t Id, CandidateState S,
                           std::optional<int64_t> Worker = std::nullopt);
   /// Every candidate of a kernel (all kernels when KernelId is 0), by id.
@@ -178,12 +195,21 @@ public:
   /// The latest event of a kind (of any kind when Kind is empty).
   Expected<std::optional<EventRow>> lastEvent(const std::string &Kind = "");
 
+  /// Stores a prompt under its hash (idempotent).
+  Error putPrompt(const std::string &Hash, const std::string &Text);
+  Expected<std::optional<std::string>> prompt(const std::string &Hash);
+  Expected<int64_t> addLlmCall(const LlmCallRow &C);
+  /// Every LLM call of a kernel (all kernels when 0), by id; none in a
+  /// history older than schema version 2.
+  Expected<std::vector<LlmCallRow>> llmCalls(int64_t KernelId = 0);
+
 private:
   History() = default;
   Error exec(const char *Sql);
   Error migrate();
   std::string Path;
   sqlite3 *Db = nullptr;
+  int Version = 0; ///< the file's schema version once opened
 };
 
 } // namespace r3

@@ -623,3 +623,72 @@ TEST_CASE("history: a killed writer loses only its open transaction",
   value(H->addEvaluation(evaluation(U[0].Id)));
   CHECK(value(H->unfinished()).size() == 1);
 }
+
+TEST_CASE("history: LLM calls and their prompts", "[history][llm]") {
+  TempDb Db("llm.db");
+  auto H = openOk(Db.Path, HistoryMode::Create);
+  int64_t K = addKernel(*H);
+  REQUIRE_FALSE(H->putPrompt("p1", "rewrite the kernel"));
+  REQUIRE_FALSE(H->putPrompt("p1", "ignored: the hash is stored once"));
+  LlmCallRow C;
+  C.KernelId = K;
+  C.Model = "m-small";
+  C.PromptHash = "p1";
+  C.TokensIn = 1200;
+  C.TokensOut = 345;
+  C.LatencyMs = 812.5;
+  C.Attempts = 2;
+  C.HttpStatus = 200;
+  C.Outcome = "llm_invalid";
+  C.Reason = "the reply changes the kernel's signature";
+  C.Reply = "```c\nvoid f(int) {}\n```";
+  C.Started = 10;
+  C.Finished = 11;
+  int64_t Id = value(H->addLlmCall(C));
+  C.Outcome = "bogus";
+  Expected<int64_t> Bad = H->addLlmCall(C);
+  REQUIRE_FALSE(Bad);
+  CHECK(contains(Bad.error().message(), "CHECK constraint failed"));
+  auto Calls = value(H->llmCalls(K));
+  REQUIRE(Calls.size() == 1);
+  CHECK(Calls[0].Id == Id);
+  CHECK(Calls[0].Model == "m-small");
+  CHECK(Calls[0].TokensIn == 1200);
+  CHECK(Calls[0].TokensOut == 345);
+  CHECK(Calls[0].Attempts == 2);
+  CHECK(Calls[0].HttpStatus == 200);
+  CHECK_FALSE(Calls[0].VariantId);
+  CHECK(Calls[0].Reason == "the reply changes the kernel's signature");
+  CHECK(value(H->prompt("p1")) ==
+        std::optional<std::string>("rewrite the kernel"));
+  CHECK(value(H->llmCalls(K + 1)).empty());
+}
+
+TEST_CASE("history: a version 1 history is read as it is and migrated by a "
+          "writer",
+          "[history][llm]") {
+  TempDb Db("v1.db");
+  {
+    auto H = openOk(Db.Path, HistoryMode::Create);
+    addKernel(*H);
+  }
+  // What a version 1 file looks like: no prompts, no llm_calls.
+  rawSql(Db.Path, "DROP TABLE llm_calls; DROP TABLE prompts; "
+                  "PRAGMA user_version = 1");
+  {
+    auto R = openOk(Db.Path, HistoryMode::ReadOnly);
+    CHECK(value(R->schemaVersion()) == 1);
+    CHECK(value(R->llmCalls()).empty());
+    CHECK(value(R->kernels()).size() == 1);
+  }
+  CHECK(rawText(Db.Path, "PRAGMA user_version") == "1");
+  auto H = openOk(Db.Path, HistoryMode::Open);
+  CHECK(value(H->schemaVersion()) == HistorySchemaVersion);
+  REQUIRE_FALSE(H->putPrompt("p", "t"));
+  LlmCallRow C;
+  C.KernelId = value(H->kernels()).front().Id;
+  C.PromptHash = "p";
+  C.Outcome = "ok";
+  value(H->addLlmCall(C));
+  CHECK(value(H->llmCalls()).size() == 1);
+}
