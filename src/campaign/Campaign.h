@@ -22,10 +22,10 @@ namespace r3 {
 
 /// One kernel to tune.
 struct KernelSpec {
-  std::string Name;         ///< as in the capture (mangled or demangled)
-  std::string Capture;      ///< absolute (resolved against the file's folder)
+  std::string Name;    ///< as in the capture (mangled or demangled)
+  std::string Capture; ///< absolute (resolved against the file's folder)
   std::vector<uint32_t> Launches; ///< capture launch ordinals; empty: all
-  std::string Source;       ///< absolute; empty: only the recorded code
+  std::string Source;             ///< absolute; empty: only the recorded code
   std::vector<std::string> Files; ///< alternative sources (absolute)
   std::vector<std::string> CFlags;
   std::string CompileCommands; ///< absolute; empty: none
@@ -46,16 +46,16 @@ struct BudgetSpec {
 
 /// The compiler level's domains. Empty lists mean "the recorded setting".
 struct CompilerSpec {
-  std::vector<std::string> Toolchains;  ///< "llvm", "nvrtc" (cuda)
-  std::vector<std::string> Pipelines;   ///< base pipelines: "default<O3>"
-  std::string PassList;                 ///< absolute path of the pass list
-  std::vector<std::string> Passes;      ///< the pass list's entries
-  unsigned MaxPasses = 0;               ///< extra passes appended; 0: none
-  std::vector<int> CodegenOpt;          ///< 0..3
-  std::vector<int> MaxRegisters;        ///< cuda; 0: no limit
-  std::vector<bool> FastMath;           ///< cuda
+  std::vector<std::string> Toolchains;   ///< "llvm", "nvrtc" (cuda)
+  std::vector<std::string> Pipelines;    ///< base pipelines: "default<O3>"
+  std::string PassList;                  ///< absolute path of the pass list
+  std::vector<std::string> Passes;       ///< the pass list's entries
+  unsigned MaxPasses = 0;                ///< extra passes appended; 0: none
+  std::vector<int> CodegenOpt;           ///< 0..3
+  std::vector<int> MaxRegisters;         ///< cuda; 0: no limit
+  std::vector<bool> FastMath;            ///< cuda
   std::vector<std::string> LaunchBounds; ///< cuda: "T" or "T,B"
-  std::vector<std::string> Specialize;  ///< cuda: "none", "args", "dims"
+  std::vector<std::string> Specialize;   ///< cuda: "none", "args", "dims"
   std::string Strategy = "bo";
 };
 
@@ -72,8 +72,33 @@ struct SourceSpec {
   /// Behaviour descriptors; default registers and shared_bytes (cuda) or the
   /// first two knobs (host).
   std::vector<search::DescriptorAxis> Descriptors;
-  /// Operator name -> rate ("knob", "crossover"; "llm" later).
+  /// Operator name -> rate ("knob", "crossover", "llm").
   std::vector<std::pair<std::string, double>> Operators;
+};
+
+/// One model of the LLM operator and its share of the calls.
+struct LlmModelSpec {
+  std::string Name;
+  double Weight = 1;
+};
+
+/// The [llm] section: where the LLM operator sends its calls.
+struct LlmSpec {
+  bool Given = false;   ///< the campaign has an [llm] section
+  std::string Endpoint; ///< "http://127.0.0.1:8000/v1"
+  std::vector<LlmModelSpec> Models;
+  /// The name of the environment variable holding the API key (never the
+  /// key); empty: no key (local servers).
+  std::string ApiKeyEnv;
+  double Temperature = 0.8;
+  unsigned MaxTokens = 4096;
+  unsigned Concurrency = 2;
+  double TimeoutSeconds = 120;
+  unsigned Retries = 3;
+  double BackoffSeconds = 1;
+  uint64_t MaxCalls = 0, MaxTotalTokens = 0; ///< 0: no limit
+  std::string Prompts; ///< the templates' folder (absolute)
+  unsigned FailuresInPrompt = 3;
 };
 
 struct EvaluationSpec {
@@ -99,6 +124,7 @@ struct Campaign {
   CompilerSpec Compiler;
   LaunchSpec Launch;
   EvaluationSpec Evaluation;
+  LlmSpec Llm;
 };
 
 /// Reads and validates a campaign file. The error holds every mistake, one

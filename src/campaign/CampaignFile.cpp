@@ -8,6 +8,7 @@
 // share/campaign.toml.
 #include "campaign/Campaign.h"
 #include "campaign/TomlReader.h"
+#include "search/llm/Prompt.h"
 #include "support/FileUtil.h"
 
 #include <algorithm>
@@ -249,10 +250,11 @@ void readOperators(Reader &R, const Section &S, SourceSpec &Src) {
   double Total = 0;
   for (auto &&[K, V] : S.T) {
     std::string Name(K.str());
-    if (Name == "llm")
-      R.D.at(K, "the llm operator needs an [llm] section (not built yet)");
-    if (Name != "knob" && Name != "crossover")
+    if (Name == "llm" && !R.LlmGiven) {
+      R.D.at(K, "the llm operator needs an [llm] section (its endpoint and "
+                "model)");
       continue;
+    }
     if (auto Rate = R.number(V, "the rate of operator '" + Name + "'", 0,
                              Bound::AtLeast)) {
       Src.Operators.emplace_back(Name, *Rate);
@@ -520,11 +522,125 @@ void readPasses(Reader &R, const Section *S, CompilerSpec &C) {
                         C.PassList + " has none");
 }
 
+// --- the LLM operator ---
+
+/// A model: "name", or { name = "...", weight = 2 }.
+std::optional<LlmModelSpec> llmModel(Reader &R, const toml::node &N,
+                                     const std::string &What) {
+  if (auto *S = N.as_string(); S && !S->get().empty())
+    return LlmModelSpec{S->get(), 1};
+  const toml::table *T = N.as_table();
+  if (!T) {
+    R.D.at(N, What +
+                  " must be a model name or { name = \"...\", weight = "
+                  "N }, got " +
+                  describeNode(N));
+    return std::nullopt;
+  }
+  Section S{*T, "[llm] models"};
+  R.checkKeys(S, {"name", "weight"});
+  LlmModelSpec M;
+  R.read(S, "name", M.Name, R.element(&Reader::string));
+  R.read(S, "weight", M.Weight, R.numbers(0, Bound::Above));
+  if (M.Name.empty()) {
+    R.D.at(N, What + " needs a 'name'");
+    return std::nullopt;
+  }
+  return M;
+}
+
+/// Seconds, or a duration.
+void readSeconds(Reader &R, const Section &S, std::string_view Key,
+                 double &Out) {
+  const toml::node *N = S.get(Key);
+  if (!N)
+    return;
+  std::optional<double> V = N->value<double>();
+  if (auto *Str = N->as_string())
+    V = parseDuration(Str->get());
+  if (V && *V > 0 && std::isfinite(*V))
+    Out = *V;
+  else
+    R.D.at(*N, Reader::name(Key) + S.where() +
+                   " must be a number of seconds or a duration such as "
+                   "\"90s\", got " +
+                   describeNode(*N));
+}
+
+void readLlmModels(Reader &R, const Section &S, LlmSpec &L) {
+  if (S.get("model") && S.get("models"))
+    R.D.at(*S.key("models"), "give 'model' or 'models' in [llm], not both");
+  std::string One;
+  R.read(S, "model", One, R.element(&Reader::string));
+  if (!One.empty())
+    L.Models = {{One, 1}};
+  R.readList(S, "models", L.Models, with(R, llmModel));
+  if (L.Models.empty() && !S.get("model") && !S.get("models"))
+    R.D.at(S.T, "[llm] needs 'model' (or 'models', with weights)");
+}
+
+void readLlmPrompts(Reader &R, const Section &S, LlmSpec &L) {
+  std::string Dir =
+      (fs::path(defaultShareDir()) / "prompts").lexically_normal();
+  const toml::node *N = S.get("prompts");
+  if (N) {
+    auto Given = R.string(*N, "'prompts'");
+    if (!Given)
+      return;
+    Dir = R.resolve(*Given);
+  }
+  L.Prompts = Dir;
+  auto Loaded = llm::loadPrompts(Dir);
+  if (Loaded)
+    return;
+  std::string Why = Loaded.error().message();
+  if (N)
+    R.D.at(*N, Why);
+  else
+    R.D.at(S.T, Why + " (install r3's share folder, set R3_SHARE_DIR, or "
+                      "name a folder with 'prompts')");
+}
+
+void readLlm(Reader &R, const Section &S, LlmSpec &L) {
+  R.checkKeys(S, {"endpoint", "model", "models", "api_key_env", "temperature",
+                  "max_tokens", "concurrency", "timeout", "retries", "backoff",
+                  "max_calls", "max_total_tokens", "prompts",
+                  "failures_in_prompt"});
+  L.Given = true;
+  R.read(S, "endpoint", L.Endpoint, R.element(&Reader::string));
+  if (!S.get("endpoint"))
+    R.D.at(S.T, "[llm] needs 'endpoint' (the server's base URL, such as "
+                "\"http://127.0.0.1:8000/v1\")");
+  else if (!L.Endpoint.empty() && !L.Endpoint.starts_with("http://") &&
+           !L.Endpoint.starts_with("https://"))
+    R.D.at(*S.get("endpoint"), "'endpoint' must be an http:// or https:// "
+                               "URL, got " +
+                                   quote(L.Endpoint));
+  readLlmModels(R, S, L);
+  R.read(S, "api_key_env", L.ApiKeyEnv, R.element(&Reader::string));
+  if (!L.ApiKeyEnv.empty() && !isIdentifier(L.ApiKeyEnv))
+    R.D.at(*S.get("api_key_env"),
+           "'api_key_env' must name an environment variable (the key itself "
+           "never goes into the campaign file), got " +
+               quote(L.ApiKeyEnv));
+  R.read(S, "temperature", L.Temperature, R.numbers(0, Bound::AtLeast));
+  R.read(S, "max_tokens", L.MaxTokens, R.ints(1, 10000000));
+  R.read(S, "concurrency", L.Concurrency, R.ints(1, 256));
+  readSeconds(R, S, "timeout", L.TimeoutSeconds);
+  R.read(S, "retries", L.Retries, R.ints(0, 100));
+  readSeconds(R, S, "backoff", L.BackoffSeconds);
+  R.read(S, "max_calls", L.MaxCalls, R.ints(0));
+  R.read(S, "max_total_tokens", L.MaxTotalTokens, R.ints(0));
+  R.read(S, "failures_in_prompt", L.FailuresInPrompt, R.ints(0, 100));
+  readLlmPrompts(R, S, L);
+}
+
 // --- the top level ---
 
 void readTop(Reader &R, const Section &Top, Campaign &C) {
-  R.checkKeys(Top, {"database", "backend", "seed", "workers", "kernel",
-                    "budget", "source", "compiler", "launch", "evaluation"});
+  R.checkKeys(Top,
+              {"database", "backend", "seed", "workers", "kernel", "budget",
+               "source", "compiler", "launch", "evaluation", "llm"});
   R.readEnum(Top, "backend", C.Target, {"cuda", "host"});
   R.Target = C.Target;
   std::string Database = fs::path(C.Path).stem().string() + ".db";
@@ -543,6 +659,9 @@ void readCampaign(Reader &R, const toml::table &Root, Campaign &C) {
   auto Compiler = subSection(R, Top, "compiler", "[compiler]");
   auto Launch = subSection(R, Top, "launch", "[launch]");
   auto Eval = subSection(R, Top, "evaluation", "[evaluation]");
+  if (auto Llm = subSection(R, Top, "llm", "[llm]"))
+    readLlm(R, *Llm, C.Llm);
+  R.LlmGiven = C.Llm.Given;
   C.Source.Operators = {{"knob", 0.7}, {"crossover", 0.3}};
   if (Budget)
     readBudget(R, *Budget, C.Budget);

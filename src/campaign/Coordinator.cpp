@@ -31,6 +31,23 @@ double nowSeconds() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
+/// A source variant's compile report, for the prompts of its children.
+std::string compileReport(const CandidateResult &R) {
+  std::string Out;
+  auto add = [&](const char *Name, std::optional<int64_t> V) {
+    if (V)
+      Out += (Out.empty() ? "" : ", ") + std::string(Name) + " " +
+             std::to_string(*V);
+  };
+  add("registers", R.Registers);
+  add("spills", R.Spills);
+  add("shared bytes", R.SharedBytes);
+  char Buf[64];
+  std::snprintf(Buf, sizeof Buf, "%scompiled in %.0f ms",
+                Out.empty() ? "" : ", ", R.CompileMs);
+  return Out + Buf;
+}
+
 bool isSourceLevel(const std::string &Level) {
   return Level == "baseline" || Level == "source";
 }
@@ -128,6 +145,7 @@ Expected<bool> Coordinator::load() {
     R3_TRY(H.setCampaignState("running"));
   R3_TRY(H.addEvent(Resumed ? "resume" : "start", C.Path));
   R3_TRY(H.addEvent("budget", std::to_string(C.Budget.Evaluations)));
+  R3_TRY(startLlm());
   for (const KernelSpec &K : C.Kernels)
     R3_TRY(loadKernel(K));
   std::vector<CandidateRow> All;
@@ -172,6 +190,13 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
   }
   if (Spec.Launches.empty())
     K.Launches = Mine;
+  if (!K.Launches.empty()) {
+    K.LaunchFacts = describeLaunch(*It, (*R)->launches()[K.Launches.front()]);
+    if (K.Launches.size() > 1)
+      K.LaunchFacts += "(" + std::to_string(K.Launches.size()) +
+                       " launches are recorded; a variant must pass every "
+                       "one; this is the first)\n";
+  }
   R3_TRY(moveInto(captureFingerprint(Spec.Capture), K.Fingerprint));
   R3_TRY(
       moveInto(H.putKernel({0, Spec.Name, Spec.Capture, K.Fingerprint}), K.Id));
@@ -186,11 +211,15 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
     auto Ops = C.Source.Operators;
     if (Ops.empty())
       Ops = {{"knob", 0.7}, {"crossover", 0.3}};
-    for (const auto &[Name, Rate] : Ops)
-      K.Evo->addOperator(Name == "crossover"
-                             ? search::makeCrossover(K.Model)
-                             : search::makeKnobMutation(K.Model),
-                         Rate);
+    for (const auto &[Name, Rate] : Ops) {
+      if (Name == "llm")
+        attachLlm(K, Rate);
+      else
+        K.Evo->addOperator(Name == "crossover"
+                               ? search::makeCrossover(K.Model)
+                               : search::makeKnobMutation(K.Model),
+                           Rate);
+    }
     for (const std::string &F : K.Model.Files)
       R3_TRY(moveInto(readText(F), K.FileTexts[F]));
   }
@@ -295,7 +324,7 @@ Error Coordinator::rebuild(KernelState &K) {
   R3_TRY(moveInto(H.baselines(K.Id), Bs));
   for (const BaselineRow &B : Bs)
     K.Baselines.push_back(B.MedianMs);
-  return Error::success();
+  return rebuildLlm(K);
 }
 
 static double descriptorValue(const std::string &Axis, const VariantState &V,
@@ -329,6 +358,8 @@ Error Coordinator::applyEvaluation(KernelState &K, VariantState &V,
   if (isSourceLevel(Level)) {
     V.SourceDone = true;
     V.Dead = !Ok;
+    V.CompileReport = compileReport(E.Result);
+    noteFailure(K, V, E.Result);
     for (const search::DescriptorAxis &A : C.Source.Descriptors)
       V.Descriptor.push_back(descriptorValue(A.Name, V, K.Model, E.Result));
   } else if (P) {
@@ -506,9 +537,15 @@ static unsigned openVariants(const KernelState &K) {
 Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
   if (!K.Evo || openVariants(K) > Workers)
     return std::optional<InFlight>();
-  K.Evo->request(1);
+  // LLM calls take seconds: ask for more only while the client has room,
+  // and take the children of calls as they finish.
+  if (!K.Llm || K.Llm->inFlight() < std::max(1u, C.Llm.Concurrency))
+    K.Evo->request(1);
   std::vector<search::Offspring> Kids = K.Evo->ready();
-  if (Kids.empty()) {
+  bool NoKids = Kids.empty();
+  std::vector<VariantState *> Made;
+  R3_TRY(moveInto(addVariants(K, Kids), Made));
+  if (NoKids) {
     // The source level is exhausted: its remaining budget goes to the inner
     // loop of the best variant.
     VariantState *Best = nullptr;
@@ -522,6 +559,26 @@ Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
     return std::optional<InFlight>();
   }
   std::optional<InFlight> First;
+  for (VariantState *V : Made) {
+    std::optional<int64_t> Parent;
+    for (const VariantState &P : K.Variants)
+      if (!V->Parents.empty() && P.Id == V->Parents.front())
+        Parent = P.BestCandidate ? P.BestCandidate : P.SourceCandidate;
+    std::optional<InFlight> F;
+    R3_TRY(moveInto(
+        candidateJob(K, *V, "source", V->Operator, Parent, std::nullopt), F));
+    if (F && !First)
+      First = std::move(F);
+    else if (F) // more children than asked for (asynchronous operators)
+      Queue.push_back({&K, V, CandidateRow{}, std::nullopt});
+  }
+  return First;
+}
+
+Expected<std::vector<VariantState *>>
+Coordinator::addVariants(KernelState &K, std::vector<search::Offspring> &Kids) {
+  std::vector<VariantState *> Made;
+  std::map<uint64_t, int64_t> Tags;
   for (search::Offspring &Kid : Kids) {
     VariantRow Row;
     Row.KernelId = K.Id;
@@ -543,19 +600,12 @@ Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
     Row.Id = *Id;
     VariantState &V = addVariantState(K, Row, Kid.Genome);
     V.Text = Text;
-    std::optional<int64_t> Parent;
-    for (const VariantState &P : K.Variants)
-      if (!Kid.Parents.empty() && P.Id == Kid.Parents.front())
-        Parent = P.BestCandidate ? P.BestCandidate : P.SourceCandidate;
-    std::optional<InFlight> F;
-    R3_TRY(moveInto(
-        candidateJob(K, V, "source", Kid.Operator, Parent, std::nullopt), F));
-    if (F && !First)
-      First = std::move(F);
-    else if (F) // more children than asked for (asynchronous operators)
-      Queue.push_back({&K, &V, CandidateRow{}, std::nullopt});
+    Made.push_back(&V);
+    if (Kid.Tag)
+      Tags[Kid.Tag] = *Id;
   }
-  return First;
+  R3_TRY(recordLlmCalls(K, Tags));
+  return Made;
 }
 
 Expected<std::optional<InFlight>> Coordinator::baselineJob(KernelState &K,

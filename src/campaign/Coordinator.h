@@ -11,6 +11,7 @@
 #include "campaign/WorkerProtocol.h"
 #include "search/Strategy.h"
 #include "search/evolve/Evolution.h"
+#include "search/llm/LlmOperator.h"
 
 #include <deque>
 #include <map>
@@ -37,6 +38,13 @@ struct VariantState {
   std::optional<double> BestMs;
   std::optional<int64_t> BestCandidate;
   std::vector<double> Descriptor;
+  std::string CompileReport; ///< of its source-level evaluation, for prompts
+};
+
+/// A failed child, told to the LLM in the next prompts of its lineage.
+struct LineageFailure {
+  std::vector<int64_t> Parents; ///< of the child that failed
+  std::string Kind, Message;    ///< "compile_error", "llm_invalid", ...
 };
 
 struct KernelState {
@@ -51,6 +59,10 @@ struct KernelState {
   std::optional<double> BestMs;
   uint64_t Evaluations = 0, Failures = 0;
   std::map<std::string, std::string> FileTexts;
+  llm::LlmOperator *Llm = nullptr; ///< owned by Evo
+  std::unique_ptr<llm::LlmContext> LlmFacts;
+  std::vector<LineageFailure> LineageFailures;
+  std::string LaunchFacts; ///< the recorded launch, described for prompts
 
   std::optional<double> baselineMs() const;
   bool targetReached(const std::optional<double> &Target) const;
@@ -61,8 +73,8 @@ struct InFlight {
   uint64_t JobId = 0;
   unsigned Worker = 0;
   KernelState *Kernel = nullptr;
-  VariantState *Variant = nullptr; ///< null for a baseline re-measure
-  std::optional<int64_t> Candidate; ///< none for a baseline re-measure
+  VariantState *Variant = nullptr;    ///< null for a baseline re-measure
+  std::optional<int64_t> Candidate;   ///< none for a baseline re-measure
   std::optional<search::Point> Point; ///< inner candidates
   std::string Level;
   WorkerJob Job;
@@ -96,6 +108,15 @@ public:
   TuneProgress progress() const;
   uint64_t committed() const { return Committed; }
   std::vector<std::string> takeNotes();
+  /// Whether source variants are being made (LLM calls in flight): the
+  /// campaign is not over while they are.
+  bool waiting() const;
+  /// Ends the LLM calls in flight and records them (the campaign is over).
+  Error closeLlm();
+
+  /// The facts a prompt gives about Parent (CoordinatorLlm.cpp).
+  Expected<llm::ParentFacts> describeParent(KernelState &K,
+                                            const search::Elite &Parent);
 
 private:
   Error loadKernel(const KernelSpec &K);
@@ -109,13 +130,15 @@ private:
                                 search::SourceGenome G);
   Expected<std::optional<InFlight>> innerJob(KernelState &K);
   Expected<std::optional<InFlight>> newVariantJob(KernelState &K);
+  /// The history's variants of new children (repeats of a stored genome
+  /// are skipped), with the LLM calls that made them recorded.
+  Expected<std::vector<VariantState *>>
+  addVariants(KernelState &K, std::vector<search::Offspring> &Kids);
   Expected<std::optional<InFlight>> baselineJob(KernelState &K, unsigned W);
-  Expected<std::optional<InFlight>> candidateJob(KernelState &K,
-                                                 VariantState &V,
-                                                 const std::string &Level,
-                                                 const std::string &Operator,
-                                                 std::optional<int64_t> Parent,
-                                                 std::optional<search::Point> P);
+  Expected<std::optional<InFlight>>
+  candidateJob(KernelState &K, VariantState &V, const std::string &Level,
+               const std::string &Operator, std::optional<int64_t> Parent,
+               std::optional<search::Point> P);
   WorkerJob makeJob(const KernelState &K, const VariantState &V,
                     const InnerSettings &S) const;
   std::string settingsJson(const InnerSettings &S) const;
@@ -123,6 +146,16 @@ private:
   Error saveArchive(KernelState &K);
   std::unique_ptr<search::Strategy> makeInner(unsigned Salt) const;
   bool budgetLeft() const;
+  // CoordinatorLlm.cpp: the LLM operator's session and its records.
+  Error startLlm();
+  void attachLlm(KernelState &K, double Rate);
+  Error recordLlmCalls(KernelState &K,
+                       const std::map<uint64_t, int64_t> &TagToVariant);
+  Error rebuildLlm(KernelState &K);
+  void noteFailure(KernelState &K, const VariantState &V,
+                   const CandidateResult &R);
+  std::string failuresFor(const KernelState &K, int64_t Parent) const;
+  std::string bestFacts(const KernelState &K, int64_t Parent) const;
 
   const Campaign &C;
   History &H;
@@ -136,7 +169,12 @@ private:
   size_t NextKernel = 0;
   std::vector<std::string> Notes;
   double Started = 0;
+  std::unique_ptr<llm::LlmSession> Llm;
 };
+
+/// The recorded launch for a prompt: parameters, and regions read or
+/// written (CoordinatorLlm.cpp).
+std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L);
 
 /// [[2],[0,5]]: the indices of a point, as stored in the history.
 std::string pointJson(const search::Point &P);

@@ -232,7 +232,7 @@ Expected<TuneSummary> Loop::run() {
         finish(S, TuneOutcome::Complete, *Why);
         break;
       }
-      if (!Dispatched && inFlight() == 0) {
+      if (!Dispatched && inFlight() == 0 && !Co.waiting()) {
         finish(S, TuneOutcome::Complete, "the search space is exhausted");
         break;
       }
@@ -242,9 +242,16 @@ Expected<TuneSummary> Loop::run() {
              StopWhy.empty() ? "stopped by a signal" : StopWhy);
       break;
     }
-    R3_TRY(drain(200));
+    // Waiting on LLM calls alone: look again soon for their children.
+    R3_TRY(drain(inFlight() == 0 && Co.waiting() ? 20 : 200));
     report(false);
   }
+  R3_TRY(H.begin());
+  if (Error E = Co.closeLlm()) {
+    (void)H.rollback();
+    return E;
+  }
+  R3_TRY(H.commit());
   report(true);
   S.Final = Co.progress();
   R3_TRY(H.setCampaignState(

@@ -143,6 +143,7 @@ public:
   Diagnostics &D;
   std::string Dir;
   Backend Target = Backend::Host;
+  bool LlmGiven = false; ///< the campaign has an [llm] section
 
   /// Records each key of S not in Known, with the closest known one.
   void checkKeys(const Section &S, const std::vector<std::string> &Known);

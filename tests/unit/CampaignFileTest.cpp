@@ -332,8 +332,8 @@ TEST_CASE("strategies and operators are checked by name", "[campaign]") {
   std::string M = mistakes(
       F, campaignText(F, "[source]\noperators = { knob = 1, llm = 0.5, "
                          "crossove = 0.2 }\n"));
-  CHECK(M.find("the llm operator needs an [llm] section (not built yet)") !=
-        std::string::npos);
+  CHECK(M.find("the llm operator needs an [llm] section (its endpoint and "
+               "model)") != std::string::npos);
   CHECK(M.find("unknown key 'crossove' in [source.operators]; did you mean "
                "'crossover'?") != std::string::npos);
 }
@@ -509,4 +509,65 @@ TEST_CASE("large spaces are described with three digits", "[campaign]") {
   CHECK(L[1] == "compiler level: passes(0..4 of " + std::to_string(N) +
                     ") = " + Expected + " points");
   CHECK(L[3] == std::string("inner space: ") + Expected + " points");
+}
+
+TEST_CASE("the [llm] section", "[campaign][llm]") {
+  Folder F;
+  auto C = parse(F, campaignText(F, R"([source]
+operators = { knob = 0.5, llm = 0.5 }
+[llm]
+endpoint = "http://127.0.0.1:8000/v1"
+models = ["small", { name = "large", weight = 3 }]
+api_key_env = "MY_LLM_KEY"
+concurrency = 4
+timeout = "90s"
+retries = 5
+max_calls = 40
+max_total_tokens = 200000
+)"));
+  INFO((C ? std::string() : C.error().message()));
+  REQUIRE(C);
+  CHECK(C->Llm.Given);
+  CHECK(C->Llm.Endpoint == "http://127.0.0.1:8000/v1");
+  REQUIRE(C->Llm.Models.size() == 2);
+  CHECK(C->Llm.Models[0].Name == "small");
+  CHECK(C->Llm.Models[0].Weight == 1);
+  CHECK(C->Llm.Models[1].Name == "large");
+  CHECK(C->Llm.Models[1].Weight == 3);
+  CHECK(C->Llm.ApiKeyEnv == "MY_LLM_KEY");
+  CHECK(C->Llm.Concurrency == 4);
+  CHECK(C->Llm.TimeoutSeconds == 90);
+  CHECK(C->Llm.Retries == 5);
+  CHECK(C->Llm.MaxCalls == 40);
+  CHECK(C->Llm.MaxTotalTokens == 200000);
+  CHECK(C->Llm.Prompts == fs::path(R3_TEST_SHARE) / "prompts");
+  REQUIRE(C->Source.Operators.size() == 2);
+  CHECK(C->Source.Operators[1] == std::pair<std::string, double>("llm", 0.5));
+
+  std::string M = mistakes(F, campaignText(F, R"([llm]
+endpoint = "ftp://example.org"
+api_key_env = "sk-live-123"
+temperature = -1
+modle = "x"
+)"));
+  CHECK(M.find("'endpoint' must be an http:// or https:// URL, got "
+               "\"ftp://example.org\"") != std::string::npos);
+  CHECK(M.find("'api_key_env' must name an environment variable (the key "
+               "itself never goes into the campaign file)") !=
+        std::string::npos);
+  CHECK(M.find("unknown key 'modle' in [llm]; did you mean 'model'?") !=
+        std::string::npos);
+  CHECK(M.find("[llm] needs 'model' (or 'models', with weights)") !=
+        std::string::npos);
+  CHECK(M.find("'temperature'") != std::string::npos);
+
+  // A prompt folder with a misspelt placeholder is refused at its line.
+  fs::create_directories(F.Dir / "prompts");
+  std::ofstream(F.Dir / "prompts" / "system.txt") << "You optimise.\n";
+  std::ofstream(F.Dir / "prompts" / "mutate.txt")
+      << "Kernel {{kernel}}\n{{sourse}}\n";
+  M = mistakes(F, campaignText(F, "[llm]\nendpoint = \"http://h/v1\"\n"
+                                  "model = \"m\"\nprompts = \"prompts\"\n"));
+  CHECK(M.find("prompts/mutate.txt:2: unknown placeholder '{{sourse}}'; "
+               "known: kernel,") != std::string::npos);
 }

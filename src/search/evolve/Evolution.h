@@ -73,8 +73,10 @@ struct DescriptorAxis {
 struct Offspring {
   SourceGenome Genome;
   std::vector<int64_t> Parents; ///< variant ids
-  std::string Operator;         ///< "knob", "crossover", later "llm"
+  std::string Operator;         ///< "knob", "crossover", "llm", "random"
   unsigned Island = 0;
+  /// The operator's id of the work that made it (the LLM call), 0 if none.
+  uint64_t Tag = 0;
 };
 
 /// What an operator is asked for. The parents point into the archive and are

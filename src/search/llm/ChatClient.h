@@ -37,8 +37,8 @@ struct ClientOptions {
   std::vector<ModelChoice> Models; ///< at least one
   std::string ApiKey;              ///< empty: no Authorization header
   double Temperature = 0.8;
-  unsigned MaxTokens = 4096; ///< max_tokens of each request
-  unsigned Concurrency = 2;  ///< requests in flight at once
+  unsigned MaxTokens = 4096;   ///< max_tokens of each request
+  unsigned Concurrency = 2;    ///< requests in flight at once
   double TimeoutSeconds = 120; ///< per attempt
   unsigned Retries = 3;        ///< attempts after the first
   double BackoffSeconds = 1;   ///< the first backoff's bound; doubles

@@ -1,0 +1,376 @@
+// The coordinator's side of the LLM operator: the session (one client and
+// budget for all kernels, resumed with what the history already spent), the
+// facts each prompt gives about its parent (source, device, recorded
+// launch, measurements, the best so far, the lineage's failures), and the
+// record of every call in the history. The API key is read from the
+// environment here and handed to the client; nothing else ever sees it.
+#include "campaign/Coordinator.h"
+
+#include "campaign/Identity.h"
+#include "support/StringUtil.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+namespace r3 {
+
+namespace {
+namespace fs = std::filesystem;
+
+/// The kernel's facts for its operator: a view of the coordinator.
+class KernelFacts : public llm::LlmContext {
+public:
+  KernelFacts(Coordinator &Co, KernelState &K) : Co(Co), K(K) {}
+  Expected<llm::ParentFacts> describe(const search::Elite &Parent) override {
+    return Co.describeParent(K, Parent);
+  }
+
+private:
+  Coordinator &Co;
+  KernelState &K;
+};
+
+std::string ms(double V) {
+  char Buf[64];
+  std::snprintf(Buf, sizeof Buf, "%.4g ms", V);
+  return Buf;
+}
+
+std::string bytes(uint64_t N) {
+  char Buf[64];
+  if (N >= (1u << 20))
+    std::snprintf(Buf, sizeof Buf, "%.3g MiB", double(N) / (1 << 20));
+  else if (N >= 1024)
+    std::snprintf(Buf, sizeof Buf, "%.3g KiB", double(N) / 1024);
+  else
+    std::snprintf(Buf, sizeof Buf, "%llu bytes", (unsigned long long)N);
+  return Buf;
+}
+
+/// The host's cores and caches (sysconf; 0 where unknown).
+std::string hostLimits() {
+  std::string Out = std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)) + " cores";
+  const std::pair<int, const char *> Caches[] = {
+      {_SC_LEVEL1_DCACHE_SIZE, "L1d"},
+      {_SC_LEVEL2_CACHE_SIZE, "L2"},
+      {_SC_LEVEL3_CACHE_SIZE, "L3"}};
+  for (const auto &[Name, Label] : Caches)
+    if (long Size = ::sysconf(Name); Size > 0)
+      Out += std::string(", ") + Label + " " + bytes(uint64_t(Size));
+  return Out;
+}
+
+std::string languageOf(const std::string &File, Backend B) {
+  if (B == Backend::Cuda)
+    return "CUDA";
+  std::string Ext = fs::path(File).extension().string();
+  return Ext == ".c" ? "C" : "C++";
+}
+
+std::string fenceOf(const std::string &Language) {
+  return Language == "C" ? "c" : Language == "CUDA" ? "cuda" : "cpp";
+}
+
+std::string verifyFacts(const VerifySettings &V) {
+  if (V.Tolerance == ToleranceKind::Exact)
+    return "bitwise identical (the comparison is exact: keep the order of "
+           "floating-point operations)";
+  char Buf[160];
+  std::snprintf(Buf, sizeof Buf, "within a %s tolerance of %g, compared as %s",
+                toleranceKindName(V.Tolerance), V.Value,
+                elementTypeName(V.Type));
+  return Buf;
+}
+
+/// The folders a quoted include may come from: the source's own and the
+/// kernel's -I folders.
+std::vector<std::string> includeDirs(const KernelSpec &K,
+                                     const std::string &File,
+                                     const std::string &CampaignDir) {
+  std::vector<std::string> Dirs = {fs::path(File).parent_path().string()};
+  for (size_t I = 0; I < K.CFlags.size(); ++I) {
+    std::string Dir;
+    if (K.CFlags[I] == "-I" && I + 1 < K.CFlags.size())
+      Dir = K.CFlags[++I];
+    else if (K.CFlags[I].starts_with("-I"))
+      Dir = K.CFlags[I].substr(2);
+    if (!Dir.empty())
+      Dirs.push_back((fs::path(CampaignDir) / Dir).lexically_normal().string());
+  }
+  return Dirs;
+}
+
+std::string clip(const std::string &S, size_t Max) {
+  return S.size() <= Max ? S : S.substr(0, Max) + "\n[... cut]";
+}
+} // namespace
+
+std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L) {
+  std::string Out;
+  for (size_t I = 0; I < K.Params.size(); ++I) {
+    const ParamInfo &P = K.Params[I];
+    uint64_t V = 0;
+    if (P.Offset + P.Size <= L.Params.size() && P.Size <= 8)
+      std::memcpy(&V, L.Params.data() + P.Offset, P.Size);
+    std::string What = std::to_string(V);
+    for (size_t R = 0; R < L.Regions.size(); ++R)
+      if (P.Size == 8 && V >= L.Regions[R].Base &&
+          V < L.Regions[R].Base + L.Regions[R].Size)
+        What = "a pointer into region " + std::to_string(R);
+    Out += "- parameter " + std::to_string(I) + " (" + std::to_string(P.Size) +
+           " bytes): " + What + "\n";
+  }
+  for (size_t R = 0; R < L.Regions.size(); ++R)
+    Out += "- region " + std::to_string(R) + ": " + bytes(L.Regions[R].Size) +
+           (L.Regions[R].Name.empty() ? "" : " (" + L.Regions[R].Name + ")") +
+           (L.Regions[R].Changed ? ", written by the kernel" : ", read only") +
+           "\n";
+  return Out;
+}
+
+Error Coordinator::startLlm() {
+  const LlmSpec &L = C.Llm;
+  auto Op = std::find_if(C.Source.Operators.begin(), C.Source.Operators.end(),
+                         [](const auto &P) { return P.first == "llm"; });
+  if (!L.Given || Op == C.Source.Operators.end() || !(Op->second > 0))
+    return Error::success();
+  llm::ClientOptions O;
+  if (!L.ApiKeyEnv.empty()) {
+    const char *Key = std::getenv(L.ApiKeyEnv.c_str());
+    if (!Key || !*Key)
+      return makeError(C.Path, ": [llm] api_key_env names '", L.ApiKeyEnv,
+                       "', which is not set in the environment");
+    O.ApiKey = Key;
+  }
+  O.Endpoint = L.Endpoint;
+  for (const LlmModelSpec &M : L.Models)
+    O.Models.push_back({M.Name, M.Weight});
+  O.Temperature = L.Temperature;
+  O.MaxTokens = L.MaxTokens;
+  O.Concurrency = L.Concurrency;
+  O.TimeoutSeconds = L.TimeoutSeconds;
+  O.Retries = L.Retries;
+  O.BackoffSeconds = L.BackoffSeconds;
+  O.MaxCalls = L.MaxCalls;
+  O.MaxTotalTokens = L.MaxTotalTokens;
+  O.Seed = C.Seed;
+  auto Prompts = llm::loadPrompts(L.Prompts);
+  if (!Prompts)
+    return Prompts.takeError();
+  auto Client = llm::ChatClient::create(std::move(O));
+  if (!Client)
+    return std::move(Client.takeError()).context(C.Path + ": [llm]");
+  std::vector<LlmCallRow> Calls;
+  R3_TRY(moveInto(H.llmCalls(), Calls));
+  uint64_t Tokens = 0;
+  for (const LlmCallRow &R : Calls)
+    Tokens += R.TokensIn + R.TokensOut;
+  (*Client)->charge(Calls.size(), Tokens);
+  Llm = std::make_unique<llm::LlmSession>(std::move(*Client),
+                                          std::move(*Prompts));
+  return Error::success();
+}
+
+void Coordinator::attachLlm(KernelState &K, double Rate) {
+  if (!Llm)
+    return;
+  K.LlmFacts = std::make_unique<KernelFacts>(*this, K);
+  auto Op = std::make_unique<llm::LlmOperator>(
+      *Llm, static_cast<unsigned>(Kernels.size()), *K.LlmFacts);
+  K.Llm = Op.get();
+  K.Evo->addOperator(std::move(Op), Rate);
+}
+
+Error Coordinator::recordLlmCalls(
+    KernelState &K, const std::map<uint64_t, int64_t> &TagToVariant) {
+  if (!K.Llm)
+    return Error::success();
+  for (llm::LlmCall &Call : K.Llm->takeCalls()) {
+    LlmCallRow Row;
+    Row.KernelId = K.Id;
+    Row.ParentVariantId = Call.ParentVariant;
+    if (auto It = TagToVariant.find(Call.Tag); It != TagToVariant.end())
+      Row.VariantId = It->second;
+    const llm::ChatResult &R = Call.Result;
+    Row.Model = R.Model;
+    Row.PromptHash = sha256Hex(Call.Prompt);
+    R3_TRY(H.putPrompt(Row.PromptHash, Call.Prompt));
+    Row.TokensIn = R.TokensIn;
+    Row.TokensOut = R.TokensOut;
+    Row.LatencyMs = R.LatencyMs;
+    Row.Attempts = R.Attempts;
+    Row.HttpStatus = R.HttpStatus;
+    Row.Outcome = Call.Outcome;
+    Row.Reason = Call.Reason;
+    Row.Reply = R.Content;
+    Row.Started = R.Started;
+    Row.Finished = R.Finished;
+    R3_TRY(H.addLlmCall(Row).takeError());
+    if (Call.Outcome == "llm_invalid")
+      K.LineageFailures.push_back(
+          {{Call.ParentVariant}, "llm_invalid", Call.Reason});
+    if (Call.Outcome != "ok" && Call.Outcome != "cancelled")
+      Notes.push_back(K.Spec->Name + ": LLM call " + Call.Outcome + ": " +
+                      clip(Call.Reason, 200));
+  }
+  return Error::success();
+}
+
+Error Coordinator::rebuildLlm(KernelState &K) {
+  std::vector<LlmCallRow> Calls;
+  R3_TRY(moveInto(H.llmCalls(K.Id), Calls));
+  for (const LlmCallRow &R : Calls)
+    if (R.Outcome == "llm_invalid")
+      K.LineageFailures.push_back(
+          {{R.ParentVariantId.value_or(0)}, "llm_invalid", R.Reason});
+  return Error::success();
+}
+
+void Coordinator::noteFailure(KernelState &K, const VariantState &V,
+                              const CandidateResult &R) {
+  if (V.Recorded || R.Verified)
+    return;
+  K.LineageFailures.push_back(
+      {V.Parents, failureKindName(R.Failure), R.Message});
+}
+
+std::string Coordinator::failuresFor(const KernelState &K,
+                                     int64_t Parent) const {
+  // The lineage: the parent and its ancestors.
+  std::set<int64_t> Lineage;
+  std::vector<int64_t> Todo = {Parent};
+  while (!Todo.empty()) {
+    int64_t Id = Todo.back();
+    Todo.pop_back();
+    if (!Lineage.insert(Id).second)
+      continue;
+    for (const VariantState &V : K.Variants)
+      if (V.Id == Id)
+        Todo.insert(Todo.end(), V.Parents.begin(), V.Parents.end());
+  }
+  std::vector<const LineageFailure *> Mine;
+  for (const LineageFailure &F : K.LineageFailures)
+    if (std::any_of(F.Parents.begin(), F.Parents.end(),
+                    [&](int64_t P) { return Lineage.count(P); }))
+      Mine.push_back(&F);
+  size_t N = std::min<size_t>(Mine.size(), C.Llm.FailuresInPrompt);
+  std::string Out;
+  for (size_t I = Mine.size() - N; I < Mine.size(); ++I)
+    Out += "- " + Mine[I]->Kind + ": " + clip(Mine[I]->Message, 800) + "\n";
+  return Out;
+}
+
+std::string Coordinator::bestFacts(const KernelState &K, int64_t Parent) const {
+  const VariantState *Best = nullptr;
+  for (const VariantState &V : K.Variants)
+    if (!V.Recorded && V.BestMs && (!Best || *V.BestMs < *Best->BestMs))
+      Best = &V;
+  if (!Best || Best->Id == Parent)
+    return "";
+  std::string Out = "It takes " + ms(*Best->BestMs);
+  if (auto Base = K.baselineMs()) {
+    char Buf[64];
+    std::snprintf(Buf, sizeof Buf, " (%.3gx the recorded kernel's speed)",
+                  *Base / *Best->BestMs);
+    Out += Buf;
+  }
+  std::string File = K.Model.Files.at(Best->Genome.File);
+  std::string Lang = languageOf(File, C.Target);
+  return Out + ". Its source:\n```" + fenceOf(Lang) + "\n" +
+         clip(Best->Text, 12000) + "```\n";
+}
+
+Expected<llm::ParentFacts>
+Coordinator::describeParent(KernelState &K, const search::Elite &Parent) {
+  const VariantState *P = nullptr;
+  for (const VariantState &V : K.Variants)
+    if (V.Id == Parent.Id)
+      P = &V;
+  if (!P || P->Recorded)
+    return makeError("variant ", Parent.Id, " has no source");
+  llm::ParentFacts F;
+  const std::string &File = K.Model.Files.at(P->Genome.File);
+  std::string Name = llm::kernelBaseName(K.Spec->Name);
+  std::string Signature;
+  R3_TRY(moveInto(llm::kernelSignature(P->Text, Name), Signature));
+  const std::string &Original = K.FileTexts[K.Model.Files.front()];
+  std::vector<std::string> Includes = llm::includeLines(Original);
+  std::string Lang = languageOf(File, C.Target);
+  std::vector<std::string> Knobs;
+  for (size_t I = 0; I < K.Model.Knobs.size() && I < P->Genome.Knobs.size();
+       ++I)
+    Knobs.push_back("-D" + K.Model.Knobs[I].Name + "=" +
+                    K.Model.Knobs[I].Values.at(P->Genome.Knobs[I]));
+  auto &V = F.Values;
+  V["kernel"] = Name;
+  V["language"] = Lang;
+  V["fence"] = fenceOf(Lang);
+  V["source"] = P->Text.ends_with("\n") ? P->Text : P->Text + "\n";
+  V["signature"] = Signature;
+  V["includes"] = Includes.empty() ? "none" : join(Includes, ", ");
+  V["knobs"] = join(Knobs, " ");
+  V["device"] = Device + (C.Target == Backend::Host ? " (" + hostLimits() + ")"
+                                                    : std::string());
+  V["capture"] = K.LaunchFacts;
+  V["verify"] = verifyFacts(K.Spec->Verify);
+  if (auto Base = K.baselineMs())
+    V["baseline_ms"] = ms(*Base);
+  if (P->BestMs) {
+    V["parent_ms"] = ms(*P->BestMs);
+    if (auto Base = K.baselineMs()) {
+      char Buf[32];
+      std::snprintf(Buf, sizeof Buf, "%.3gx", *Base / *P->BestMs);
+      V["parent_speedup"] = Buf;
+    }
+  }
+  V["compile_report"] = P->CompileReport;
+  V["best"] = bestFacts(K, P->Id);
+  V["failures"] = failuresFor(K, P->Id);
+  F.Rules.Kernel = Name;
+  F.Rules.Parent = P->Text;
+  F.Rules.Includes = Includes;
+  F.Rules.IncludeDirs = includeDirs(*K.Spec, File, C.Dir);
+  F.Rules.Language = C.Target == Backend::Cuda ? llm::KernelLanguage::Cuda
+                                               : llm::KernelLanguage::Host;
+  return F;
+}
+
+bool Coordinator::waiting() const {
+  if (!budgetLeft())
+    return false;
+  return std::any_of(Kernels.begin(), Kernels.end(), [](const KernelState &K) {
+    return K.Llm && K.Llm->inFlight() > 0;
+  });
+}
+
+Error Coordinator::closeLlm() {
+  if (!Llm)
+    return Error::success();
+  Llm->client().cancelAll();
+  // The cancelled calls come back from the client's thread; replies that
+  // arrived too late make no variant, but their calls are kept.
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  bool Pending = true;
+  while (Pending && std::chrono::steady_clock::now() < Deadline) {
+    Pending = false;
+    for (KernelState &K : Kernels)
+      if (K.Llm) {
+        (void)K.Llm->collect();
+        Pending |= K.Llm->inFlight() > 0;
+      }
+    if (Pending)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (KernelState &K : Kernels)
+    R3_TRY(recordLlmCalls(K, {}));
+  return Error::success();
+}
+
+} // namespace r3
