@@ -14,16 +14,15 @@
 // them is what the server sent.
 #include "search/llm/ChatClient.h"
 
+#include "search/llm/ChatProtocol.h"
 #include "support/StringUtil.h"
-
-#include <curl/curl.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <ctime>
+#include <curl/curl.h>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -32,25 +31,8 @@
 
 namespace r3::llm {
 
-const char *callOutcomeName(CallOutcome O) {
-  switch (O) {
-  case CallOutcome::Ok:
-    return "ok";
-  case CallOutcome::HttpError:
-    return "http_error";
-  case CallOutcome::Timeout:
-    return "timeout";
-  case CallOutcome::BadResponse:
-    return "bad_response";
-  case CallOutcome::Cancelled:
-    return "cancelled";
-  }
-  return "unknown";
-}
-
 namespace {
 
-using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 double epochSeconds() {
@@ -60,12 +42,6 @@ double epochSeconds() {
 
 double millisecondsSince(Clock::time_point T) {
   return std::chrono::duration<double, std::milli>(Clock::now() - T).count();
-}
-
-std::string formatSeconds(double S) {
-  char Buffer[32];
-  std::snprintf(Buffer, sizeof Buffer, "%g", S);
-  return Buffer;
 }
 
 /// curl_global_init is not thread-safe and must run once per process.
@@ -94,15 +70,12 @@ struct Endpoint {
   std::string Authority; ///< "127.0.0.1:8000", without user info
 };
 
-/// Host and port of a parsed URL, the port defaulted from the scheme.
-std::string authorityOf(CURLU *U) {
-  char *Host = nullptr, *Port = nullptr;
-  curl_url_get(U, CURLUPART_HOST, &Host, 0);
-  curl_url_get(U, CURLUPART_PORT, &Port, CURLU_DEFAULT_PORT);
-  std::string A = std::string(Host ? Host : "") + ":" + (Port ? Port : "");
-  curl_free(Host);
-  curl_free(Port);
-  return A;
+std::string urlPart(CURLU *U, CURLUPart What, unsigned Flags = 0) {
+  char *Part = nullptr;
+  curl_url_get(U, What, &Part, Flags);
+  std::string S = Part ? Part : "";
+  curl_free(Part);
+  return S;
 }
 
 Expected<Endpoint> parseEndpoint(const std::string &Text) {
@@ -115,58 +88,17 @@ Expected<Endpoint> parseEndpoint(const std::string &Text) {
                                  CURLU_NON_SUPPORT_SCHEME))
     return makeError("the endpoint '", Text,
                      "' is not a URL: ", curl_url_strerror(C));
-  char *Scheme = nullptr;
-  curl_url_get(U.get(), CURLUPART_SCHEME, &Scheme, 0);
-  std::string S = Scheme ? Scheme : "";
-  curl_free(Scheme);
+  std::string S = urlPart(U.get(), CURLUPART_SCHEME);
   if (S != "http" && S != "https")
     return makeError("the endpoint '", Text, "' has the scheme '", S,
                      "'; expected http or https");
   std::string Base = Text;
   while (!Base.empty() && Base.back() == '/')
     Base.pop_back();
-  return Endpoint{Base + "/chat/completions", authorityOf(U.get())};
-}
-
-void checkModels(const std::vector<ModelChoice> &Models,
-                 std::vector<std::string> &Mistakes) {
-  if (Models.empty())
-    Mistakes.push_back("no models; expected at least one model name");
-  bool AnyPositive = false;
-  for (size_t I = 0; I < Models.size(); ++I) {
-    const ModelChoice &M = Models[I];
-    if (M.Name.empty())
-      Mistakes.push_back("model " + std::to_string(I + 1) +
-                         " has an empty name");
-    // A weight of 0 keeps a model listed but never drawn.
-    if (!std::isfinite(M.Weight) || M.Weight < 0)
-      Mistakes.push_back("model '" + M.Name + "' has the weight " +
-                         formatSeconds(M.Weight) +
-                         "; expected a positive number");
-    AnyPositive |= std::isfinite(M.Weight) && M.Weight > 0;
-  }
-  if (!Models.empty() && !AnyPositive)
-    Mistakes.push_back("no model has a positive weight");
-}
-
-void checkNumbers(const ClientOptions &O, std::vector<std::string> &Mistakes) {
-  auto Check = [&](bool Ok, const std::string &What, double Got,
-                   const char *Expected) {
-    if (!Ok)
-      Mistakes.push_back(What + " is " + formatSeconds(Got) + "; expected " +
-                         Expected);
-  };
-  auto NonNegative = [](double V) { return std::isfinite(V) && V >= 0; };
-  Check(O.Concurrency > 0, "the concurrency", O.Concurrency, "at least 1");
-  Check(O.MaxTokens > 0, "max_tokens", O.MaxTokens, "at least 1");
-  Check(NonNegative(O.TimeoutSeconds) && O.TimeoutSeconds > 0, "the timeout",
-        O.TimeoutSeconds, "a positive number of seconds");
-  Check(NonNegative(O.Temperature), "the temperature", O.Temperature,
-        "0 or more");
-  Check(NonNegative(O.BackoffSeconds), "the backoff", O.BackoffSeconds,
-        "0 or more seconds");
-  Check(NonNegative(O.MaxBackoffSeconds), "the maximum backoff",
-        O.MaxBackoffSeconds, "0 or more seconds");
+  // Host and port, never user info: error messages name them.
+  return Endpoint{Base + "/chat/completions",
+                  urlPart(U.get(), CURLUPART_HOST) + ":" +
+                      urlPart(U.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT)};
 }
 
 // --- replies ---
@@ -182,85 +114,6 @@ struct AttemptResult {
   std::string Content;
   uint64_t TokensIn = 0, TokensOut = 0;
 };
-
-const char *reasonPhrase(long Status) {
-  static const std::map<long, const char *> Phrases = {
-      {400, "Bad Request"},
-      {401, "Unauthorized"},
-      {403, "Forbidden"},
-      {404, "Not Found"},
-      {408, "Request Timeout"},
-      {409, "Conflict"},
-      {413, "Payload Too Large"},
-      {422, "Unprocessable Entity"},
-      {425, "Too Early"},
-      {429, "Too Many Requests"},
-      {500, "Internal Server Error"},
-      {501, "Not Implemented"},
-      {502, "Bad Gateway"},
-      {503, "Service Unavailable"},
-      {504, "Gateway Timeout"}};
-  auto It = Phrases.find(Status);
-  return It == Phrases.end() ? nullptr : It->second;
-}
-
-/// Statuses that say "try again later" rather than "this request is wrong".
-bool transientStatus(long S) {
-  return S == 408 || S == 409 || S == 425 || S == 429 || S >= 500;
-}
-
-/// The server's own explanation in an error body, if it gave one (OpenAI:
-/// error.message; vLLM: message; FastAPI: detail).
-std::string serverMessage(const std::string &Body) {
-  json J = json::parse(Body, nullptr, false);
-  if (!J.is_object())
-    return "";
-  const json *M = nullptr;
-  if (auto E = J.find("error"); E != J.end())
-    M = E->is_object() && E->contains("message") ? &(*E)["message"] : &*E;
-  else if (J.contains("message"))
-    M = &J["message"];
-  else if (J.contains("detail"))
-    M = &J["detail"];
-  if (!M || !M->is_string())
-    return "";
-  std::string S = M->get<std::string>();
-  return S.size() > 200 ? S.substr(0, 200) + "..." : S;
-}
-
-uint64_t usageField(const json &Usage, const char *Name) {
-  auto It = Usage.find(Name);
-  return It != Usage.end() && It->is_number_unsigned() ? It->get<uint64_t>()
-                                                       : 0;
-}
-
-/// Why Body is not a chat completion, or nothing (and R filled in).
-std::optional<std::string> parseCompletion(const std::string &Body,
-                                           AttemptResult &R) {
-  json J;
-  try {
-    J = json::parse(Body);
-  } catch (const json::parse_error &E) {
-    std::string Why = E.what(); // "[json.exception.parse_error.101] ..."
-    return "invalid JSON: " + Why.substr(Why.find("] ") + 2);
-  }
-  if (!J.is_object() || !J.contains("choices") || !J["choices"].is_array() ||
-      J["choices"].empty())
-    return std::string("no choices");
-  const json &Choice = J["choices"][0];
-  if (!Choice.is_object() || !Choice.contains("message") ||
-      !Choice["message"].is_object())
-    return std::string("choices[0] has no message");
-  auto Content = Choice["message"].find("content");
-  if (Content == Choice["message"].end() || !Content->is_string())
-    return std::string("choices[0].message.content is not a string");
-  R.Content = Content->get<std::string>();
-  if (auto U = J.find("usage"); U != J.end() && U->is_object()) {
-    R.TokensIn = usageField(*U, "prompt_tokens");
-    R.TokensOut = usageField(*U, "completion_tokens");
-  }
-  return std::nullopt;
-}
 
 /// Seconds to wait from a Retry-After value: delta-seconds or an HTTP-date.
 double parseRetryAfter(const char *Value) {
@@ -284,11 +137,16 @@ AttemptResult httpResult(CURL *E, const std::string &Body) {
   curl_easy_getinfo(E, CURLINFO_RESPONSE_CODE, &Status);
   R.Status = Status;
   if (Status >= 200 && Status < 300) {
-    if (auto Why = parseCompletion(Body, R)) {
+    Expected<Completion> C = parseCompletion(Body);
+    if (!C) {
       R.Outcome = CallOutcome::BadResponse;
       R.Retryable = true;
-      R.Error = "the reply is not a chat completion: " + *Why;
+      R.Error = "the reply is not a chat completion: " + C.error().message();
+      return R;
     }
+    R.Content = std::move(C->Content);
+    R.TokensIn = C->TokensIn;
+    R.TokensOut = C->TokensOut;
     return R;
   }
   R.Outcome = CallOutcome::HttpError;
@@ -325,7 +183,7 @@ AttemptResult transportResult(CURLcode C, const char *ErrorBuffer,
   std::string Text = *ErrorBuffer ? ErrorBuffer : curl_easy_strerror(C);
   if (C == CURLE_OPERATION_TIMEDOUT) {
     R.Outcome = CallOutcome::Timeout;
-    R.Error = "timed out after " + formatSeconds(TimeoutSeconds) + " s";
+    R.Error = "timed out after " + formatNumber(TimeoutSeconds) + " s";
   } else if (C == CURLE_COULDNT_CONNECT || C == CURLE_COULDNT_RESOLVE_HOST) {
     R.Error = "cannot connect to " + Authority + ": " + Text;
   } else {
@@ -337,19 +195,6 @@ AttemptResult transportResult(CURLcode C, const char *ErrorBuffer,
 size_t appendReply(char *Data, size_t Size, size_t Count, void *Reply) {
   static_cast<std::string *>(Reply)->append(Data, Size * Count);
   return Size * Count;
-}
-
-std::string requestBody(const ClientOptions &O, const std::string &Model,
-                        const ChatRequest &R) {
-  json Messages = json::array();
-  for (const ChatMessage &M : R.Messages)
-    Messages.push_back({{"role", M.Role}, {"content", M.Content}});
-  json Body = {{"model", Model},
-               {"messages", std::move(Messages)},
-               {"temperature", O.Temperature},
-               {"max_tokens", O.MaxTokens}};
-  // Prompts quote kernel sources, whose bytes need not be valid UTF-8.
-  return Body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 /// "HTTP 500 (Internal Server Error) after 4 attempts: the server's words",
@@ -404,6 +249,11 @@ public:
   std::vector<ChatResult> take(std::unique_lock<std::mutex> &L);
   std::vector<ChatResult> wait(int TimeoutMs);
   void cancelAll();
+  /// F's value, computed under Lock.
+  template <typename F> auto locked(F Fn) const {
+    std::lock_guard<std::mutex> G(Lock);
+    return Fn();
+  }
   bool budgetLeftLocked() const {
     return (!Opts.MaxCalls || Calls < Opts.MaxCalls) &&
            (!Opts.MaxTotalTokens || Tokens < Opts.MaxTotalTokens);
@@ -423,6 +273,8 @@ private:
   bool exchange();
   void startReady();
   void start(std::unique_ptr<Call> C);
+  HeaderList headersFor(const Call &C) const;
+  void configure(Attempt &A) const;
   void collectFinished();
   void settle(std::unique_ptr<Call> C, AttemptResult R);
   void finish(std::unique_ptr<Call> C, const AttemptResult &R);
@@ -477,7 +329,7 @@ bool ChatClient::Impl::submit(ChatRequest R) {
     ++Calls;
     ++Outstanding;
     C->Model = Opts.Models[Draw(ModelRng)].Name;
-    C->Body = requestBody(Opts, C->Model, R);
+    C->Body = requestBody(C->Model, R, Opts.Temperature, Opts.MaxTokens);
     Submitted.push_back(std::move(C));
   }
   curl_multi_wakeup(Multi);
@@ -587,42 +439,57 @@ void ChatClient::Impl::startReady() {
   }
 }
 
-void ChatClient::Impl::start(std::unique_ptr<Call> C) {
-  auto A = std::make_unique<Attempt>();
-  A->C = std::move(C);
-  A->Easy.reset(curl_easy_init());
-  CURL *E = A->Easy.get();
-  ++A->C->Attempts;
+/// X-R3-Request and X-R3-Attempt let a server's log tie attempts to calls.
+HeaderList ChatClient::Impl::headersFor(const Call &C) const {
+  HeaderList L;
   auto Add = [&](const std::string &H) {
-    A->Headers.reset(curl_slist_append(A->Headers.release(), H.c_str()));
+    L.reset(curl_slist_append(L.release(), H.c_str()));
   };
   Add("Content-Type: application/json");
   // curl would otherwise wait for a "100 Continue" that many servers never
   // send before it posts a body over 1 KiB.
   Add("Expect:");
-  Add("X-R3-Request: " + std::to_string(A->C->Tag));
-  Add("X-R3-Attempt: " + std::to_string(A->C->Attempts));
+  Add("X-R3-Request: " + std::to_string(C.Tag));
+  Add("X-R3-Attempt: " + std::to_string(C.Attempts));
   if (!Opts.ApiKey.empty())
     Add("Authorization: Bearer " + Opts.ApiKey);
+  return L;
+}
+
+void ChatClient::Impl::configure(Attempt &A) const {
+  CURL *E = A.Easy.get();
   curl_easy_setopt(E, CURLOPT_URL, Target.Url.c_str());
   curl_easy_setopt(E, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(E, CURLOPT_POSTFIELDS, A->C->Body.data());
+  curl_easy_setopt(E, CURLOPT_POSTFIELDS, A.C->Body.data());
   curl_easy_setopt(E, CURLOPT_POSTFIELDSIZE_LARGE,
-                   curl_off_t(A->C->Body.size()));
-  curl_easy_setopt(E, CURLOPT_HTTPHEADER, A->Headers.get());
+                   curl_off_t(A.C->Body.size()));
+  curl_easy_setopt(E, CURLOPT_HTTPHEADER, A.Headers.get());
   curl_easy_setopt(E, CURLOPT_WRITEFUNCTION, appendReply);
-  curl_easy_setopt(E, CURLOPT_WRITEDATA, &A->Reply);
-  curl_easy_setopt(E, CURLOPT_ERRORBUFFER, A->ErrorBuffer);
+  curl_easy_setopt(E, CURLOPT_WRITEDATA, &A.Reply);
+  curl_easy_setopt(E, CURLOPT_ERRORBUFFER, A.ErrorBuffer);
   curl_easy_setopt(E, CURLOPT_TIMEOUT_MS, long(Opts.TimeoutSeconds * 1000));
   // Signals would be delivered to whichever thread; the resolver needs none.
   curl_easy_setopt(E, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(E, CURLOPT_PRIVATE, A.get());
-  if (CURLMcode M = curl_multi_add_handle(Multi, E)) {
+}
+
+void ChatClient::Impl::start(std::unique_ptr<Call> C) {
+  auto A = std::make_unique<Attempt>();
+  A->C = std::move(C);
+  ++A->C->Attempts;
+  A->Headers = headersFor(*A->C);
+  A->Easy.reset(curl_easy_init());
+  CURLMcode M = CURLM_OUT_OF_MEMORY;
+  if (A->Easy) {
+    configure(*A);
+    M = curl_multi_add_handle(Multi, A->Easy.get());
+  }
+  if (M != CURLM_OK) {
     AttemptResult R;
     R.Outcome = CallOutcome::HttpError;
     R.Error = std::string("cannot start a request: ") + curl_multi_strerror(M);
     return finish(std::move(A->C), R);
   }
+  CURL *E = A->Easy.get();
   Active.emplace(E, std::move(A));
 }
 
@@ -646,15 +513,14 @@ void ChatClient::Impl::collectFinished() {
   }
 }
 
-/// A result, or another attempt after a backoff: uniform in [0, min(Max,
-/// Base * 2^k)] for the k-th retry ("full jitter", which spreads clients
-/// that failed together), and never sooner than the server's Retry-After.
+/// A result, or another attempt after a backoff drawn uniformly below its
+/// bound ("full jitter", which spreads clients that failed together), and
+/// never sooner than the server's Retry-After.
 void ChatClient::Impl::settle(std::unique_ptr<Call> C, AttemptResult R) {
   if (R.Outcome == CallOutcome::Ok || !R.Retryable ||
       C->Attempts > Opts.Retries)
     return finish(std::move(C), R);
-  double Bound = std::min(Opts.MaxBackoffSeconds,
-                          std::ldexp(Opts.BackoffSeconds, C->Attempts - 1));
+  double Bound = backoffBound(Opts, C->Attempts - 1);
   double Wait = std::uniform_real_distribution<double>(0, Bound)(JitterRng);
   Wait = std::max(Wait, R.RetryAfter);
   C->NotBefore = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -708,8 +574,8 @@ Expected<std::unique_ptr<ChatClient>> ChatClient::create(ClientOptions O) {
   Expected<Endpoint> E = parseEndpoint(O.Endpoint);
   if (!E)
     Mistakes.push_back(E.error().message());
-  checkModels(O.Models, Mistakes);
-  checkNumbers(O, Mistakes);
+  for (std::string &M : optionMistakes(O))
+    Mistakes.push_back(std::move(M));
   if (!Mistakes.empty())
     return makeError("llm client: ", join(Mistakes, "; "));
   CURLM *M = curl_multi_init();
@@ -734,23 +600,16 @@ std::vector<ChatResult> ChatClient::wait(int TimeoutMs) {
 }
 
 unsigned ChatClient::inFlight() const {
-  std::lock_guard<std::mutex> G(P->Lock);
-  return P->Outstanding;
+  return P->locked([&] { return P->Outstanding; });
 }
-
 uint64_t ChatClient::callsMade() const {
-  std::lock_guard<std::mutex> G(P->Lock);
-  return P->Calls;
+  return P->locked([&] { return P->Calls; });
 }
-
 uint64_t ChatClient::tokensUsed() const {
-  std::lock_guard<std::mutex> G(P->Lock);
-  return P->Tokens;
+  return P->locked([&] { return P->Tokens; });
 }
-
 bool ChatClient::budgetLeft() const {
-  std::lock_guard<std::mutex> G(P->Lock);
-  return P->budgetLeftLocked();
+  return P->locked([&] { return P->budgetLeftLocked(); });
 }
 
 void ChatClient::charge(uint64_t Calls, uint64_t Tokens) {
