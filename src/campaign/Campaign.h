@@ -157,6 +157,11 @@ struct InnerSettings {
 InnerSettings innerSettings(const Campaign &C, const search::Space &S,
                             const search::Point &P);
 
+/// The API key of the campaign's [llm] section, read from the variable its
+/// api_key_env names (empty when it names none); an error when that variable
+/// is not set. The key is only ever handed to the LLM client.
+Expected<std::string> llmApiKey(const Campaign &C);
+
 /// The lines `r3 tune --dry-run` prints: per level, its parameters, their
 /// domain sizes and the level's size.
 std::vector<std::string> describeSpaces(const Campaign &C);

@@ -212,6 +212,34 @@ InnerSettings innerSettings(const Campaign &C, const search::Space &S,
   return Out;
 }
 
+/// The LLM operator's line: where its calls go and what they may spend.
+static std::string llmText(const Campaign &C) {
+  const LlmSpec &L = C.Llm;
+  std::vector<std::string> Models;
+  for (const LlmModelSpec &M : L.Models) {
+    char W[32];
+    std::snprintf(W, sizeof W, " (weight %g)", M.Weight);
+    Models.push_back(M.Name + (L.Models.size() > 1 ? W : ""));
+  }
+  double Rate = 0, Total = 0;
+  for (const auto &[Name, R] : C.Source.Operators) {
+    Total += R;
+    Rate += Name == "llm" ? R : 0;
+  }
+  char Share[48];
+  std::snprintf(Share, sizeof Share, "%.0f%% of the children",
+                Total > 0 ? 100 * Rate / Total : 0.0);
+  std::string Budget =
+      (L.MaxCalls ? plural(double(L.MaxCalls), "call", "calls")
+                  : "no call limit") +
+      ", " +
+      (L.MaxTotalTokens ? plural(double(L.MaxTotalTokens), "token", "tokens")
+                        : "no token limit");
+  return "llm: " + join(Models, ", ") + " at " + L.Endpoint + ", " +
+         std::to_string(L.Concurrency) + " in flight, " + Share + "; " +
+         Budget + (L.ApiKeyEnv.empty() ? "" : "; key from $" + L.ApiKeyEnv);
+}
+
 std::vector<std::string> describeSpaces(const Campaign &C) {
   std::vector<std::string> Lines;
   for (const KernelSpec &K : C.Kernels)
@@ -230,6 +258,8 @@ std::vector<std::string> describeSpaces(const Campaign &C) {
       C.Compiler.Strategy + "; budget " +
       plural(double(C.Budget.Evaluations), "evaluation", "evaluations") + ", " +
       std::to_string(C.Budget.InnerEvaluations) + " per source variant");
+  if (C.Llm.Given)
+    Lines.push_back(llmText(C));
   return Lines;
 }
 

@@ -526,22 +526,26 @@ Expected<std::optional<InFlight>> Coordinator::innerJob(KernelState &K) {
   return std::optional<InFlight>();
 }
 
-/// Variants whose inner loop has not ended.
-static unsigned openVariants(const KernelState &K) {
+unsigned KernelState::openVariants() const {
   unsigned N = 0;
-  for (const VariantState &V : K.Variants)
+  for (const VariantState &V : Variants)
     N += !V.Reported && !V.Recorded;
   return N;
 }
 
 Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
-  if (!K.Evo || openVariants(K) > Workers)
+  if (!K.Evo || K.openVariants() > Workers)
     return std::optional<InFlight>();
-  // LLM calls take seconds: ask for more only while the client has room,
-  // and take the children of calls as they finish.
-  if (!K.Llm || K.Llm->inFlight() < std::max(1u, C.Llm.Concurrency))
-    K.Evo->request(1);
+  // LLM calls take seconds: the children of calls finished since the last
+  // look come first, and more are asked for only while the client has room
+  // (after taking what finished, so that a failed call frees its place).
   std::vector<search::Offspring> Kids = K.Evo->ready();
+  if (!K.Llm || K.Llm->inFlight() < std::max(1u, C.Llm.Concurrency)) {
+    K.Evo->request(1);
+    noteLlmStop();
+    for (search::Offspring &Kid : K.Evo->ready())
+      Kids.push_back(std::move(Kid));
+  }
   bool NoKids = Kids.empty();
   std::vector<VariantState *> Made;
   R3_TRY(moveInto(addVariants(K, Kids), Made));

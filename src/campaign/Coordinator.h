@@ -65,6 +65,8 @@ struct KernelState {
   std::string LaunchFacts; ///< the recorded launch, described for prompts
 
   std::optional<double> baselineMs() const;
+  /// Variants whose inner loop has not ended.
+  unsigned openVariants() const;
   bool targetReached(const std::optional<double> &Target) const;
 };
 
@@ -111,6 +113,9 @@ public:
   /// Whether source variants are being made (LLM calls in flight): the
   /// campaign is not over while they are.
   bool waiting() const;
+  /// Keeps LLM calls in flight while the workers evaluate: asks for
+  /// children while the client has room and queues those that arrived.
+  Error pumpLlm();
   /// Ends the LLM calls in flight and records them (the campaign is over).
   Error closeLlm();
 
@@ -149,6 +154,7 @@ private:
   // CoordinatorLlm.cpp: the LLM operator's session and its records.
   Error startLlm();
   void attachLlm(KernelState &K, double Rate);
+  void noteLlmStop();
   Error recordLlmCalls(KernelState &K,
                        const std::map<uint64_t, int64_t> &TagToVariant);
   Error rebuildLlm(KernelState &K);
@@ -170,6 +176,7 @@ private:
   std::vector<std::string> Notes;
   double Started = 0;
   std::unique_ptr<llm::LlmSession> Llm;
+  bool LlmStopNoted = false;
 };
 
 /// The recorded launch for a prompt: parameters, and regions read or

@@ -135,6 +135,17 @@ std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L) {
   return Out;
 }
 
+Expected<std::string> llmApiKey(const Campaign &C) {
+  if (!C.Llm.Given || C.Llm.ApiKeyEnv.empty())
+    return std::string();
+  const char *Key = std::getenv(C.Llm.ApiKeyEnv.c_str());
+  if (!Key || !*Key)
+    return makeError(C.Path, ": [llm] api_key_env names ", C.Llm.ApiKeyEnv,
+                     ", which is not set in the environment (export it, or "
+                     "remove api_key_env for a server that needs no key)");
+  return std::string(Key);
+}
+
 Error Coordinator::startLlm() {
   const LlmSpec &L = C.Llm;
   auto Op = std::find_if(C.Source.Operators.begin(), C.Source.Operators.end(),
@@ -142,13 +153,7 @@ Error Coordinator::startLlm() {
   if (!L.Given || Op == C.Source.Operators.end() || !(Op->second > 0))
     return Error::success();
   llm::ClientOptions O;
-  if (!L.ApiKeyEnv.empty()) {
-    const char *Key = std::getenv(L.ApiKeyEnv.c_str());
-    if (!Key || !*Key)
-      return makeError(C.Path, ": [llm] api_key_env names '", L.ApiKeyEnv,
-                       "', which is not set in the environment");
-    O.ApiKey = Key;
-  }
+  R3_TRY(moveInto(llmApiKey(C), O.ApiKey));
   O.Endpoint = L.Endpoint;
   for (const LlmModelSpec &M : L.Models)
     O.Models.push_back({M.Name, M.Weight});
@@ -176,6 +181,15 @@ Error Coordinator::startLlm() {
   Llm = std::make_unique<llm::LlmSession>(std::move(*Client),
                                           std::move(*Prompts));
   return Error::success();
+}
+
+void Coordinator::noteLlmStop() {
+  if (!Llm || LlmStopNoted)
+    return;
+  if (std::string Why = Llm->unavailable(); !Why.empty()) {
+    LlmStopNoted = true;
+    Notes.push_back("the llm operator makes no more calls: " + Why);
+  }
 }
 
 void Coordinator::attachLlm(KernelState &K, double Rate) {
@@ -342,11 +356,42 @@ Coordinator::describeParent(KernelState &K, const search::Elite &Parent) {
   return F;
 }
 
+Error Coordinator::pumpLlm() {
+  if (!Llm)
+    return Error::success();
+  unsigned Room = std::max(1u, C.Llm.Concurrency);
+  for (KernelState &K : Kernels) {
+    if (!K.Llm || !budgetLeft() || K.targetReached(C.Budget.TargetSpeedup))
+      continue;
+    std::vector<search::Offspring> Kids = K.Evo->ready();
+    if (K.Llm->inFlight() < Room && K.Evo->archive().best() &&
+        K.openVariants() < Workers + Room) {
+      K.Evo->request(1);
+      noteLlmStop();
+      for (search::Offspring &Kid : K.Evo->ready())
+        Kids.push_back(std::move(Kid));
+    }
+    std::vector<VariantState *> Made;
+    R3_TRY(moveInto(addVariants(K, Kids), Made));
+    for (VariantState *V : Made)
+      Queue.push_back({&K, V, CandidateRow{}, std::nullopt});
+  }
+  return Error::success();
+}
+
 bool Coordinator::waiting() const {
-  if (!budgetLeft())
+  if (!budgetLeft() || !Llm)
     return false;
-  return std::any_of(Kernels.begin(), Kernels.end(), [](const KernelState &K) {
-    return K.Llm && K.Llm->inFlight() > 0;
+  for (const KernelState &K : Kernels)
+    if (K.Llm && K.Llm->inFlight() > 0)
+      return true;
+  // A call that failed at once leaves nothing in flight, yet the operator
+  // can still make children while it is available and has a parent.
+  if (!Llm->unavailable().empty())
+    return false;
+  return std::any_of(Kernels.begin(), Kernels.end(), [&](const KernelState &K) {
+    return K.Llm && K.Evo->archive().best() &&
+           !K.targetReached(C.Budget.TargetSpeedup);
   });
 }
 

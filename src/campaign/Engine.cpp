@@ -80,6 +80,7 @@ size_t Loop::inFlight() const {
 }
 
 Error Loop::fill(bool &Dispatched) {
+  R3_TRY(Co.pumpLlm());
   for (unsigned W = 0; W < Slots.size(); ++W) {
     WorkerSlot &S = Slots[W];
     while (S.Alive && S.Jobs.size() < std::max(1u, O.QueueDepth)) {
@@ -302,6 +303,7 @@ Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
   // that cannot start leaves nothing behind to "resume".
   for (const KernelSpec &K : C.Kernels)
     R3_TRY(checkCapture(C, K));
+  R3_TRY(llmApiKey(C).takeError());
   auto H =
       History::open(C.Database, pathExists(C.Database) ? HistoryMode::Open
                                                        : HistoryMode::Create);

@@ -17,6 +17,26 @@ uint64_t LlmSession::submit(unsigned Owner, std::vector<ChatMessage> Messages) {
   return Tag;
 }
 
+std::string LlmSession::unavailable() const {
+  if (!Client->budgetLeft())
+    return "the LLM budget is spent";
+  if (FailuresInARow >= MaxFailuresInARow)
+    return "the LLM endpoint failed " + std::to_string(FailuresInARow) +
+           " calls in a row; no more calls in this run";
+  if (UnproductiveInARow >= MaxUnproductiveInARow)
+    return std::to_string(UnproductiveInARow) +
+           " calls in a row made no usable kernel; no more calls in this run";
+  return "";
+}
+
+void LlmSession::count(const std::string &Outcome) {
+  if (Outcome == "cancelled")
+    return;
+  bool Replied = Outcome == "ok" || Outcome == "llm_invalid";
+  FailuresInARow = Replied ? 0 : FailuresInARow + 1;
+  UnproductiveInARow = Outcome == "ok" ? 0 : UnproductiveInARow + 1;
+}
+
 std::vector<ChatResult> LlmSession::take(unsigned Owner) {
   for (ChatResult &R : Client->take()) {
     auto It = Owners.find(R.Tag);
@@ -38,8 +58,8 @@ void LlmOperator::submit(const search::MutationRequest &Req, search::Rng &) {
     return;
   }
   const search::Elite &Parent = *Req.Parents.front();
-  if (!Session.client().budgetLeft()) {
-    Declined = "the LLM budget is spent";
+  if (std::string Why = Session.unavailable(); !Why.empty()) {
+    Declined = std::move(Why);
     return;
   }
   Expected<ParentFacts> Facts = Ctx.describe(Parent);
@@ -91,6 +111,7 @@ std::vector<search::Offspring> LlmOperator::collect() {
         Out.push_back(std::move(Kid));
       }
     }
+    Session.count(Call.Outcome);
     Call.Result = std::move(R);
     Calls.push_back(std::move(Call));
   }

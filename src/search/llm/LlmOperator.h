@@ -28,6 +28,19 @@ public:
   std::vector<ChatResult> take(unsigned Owner);
   ChatClient &client() { return *Client; }
   const PromptSet &prompts() const { return Prompts; }
+  /// Calls failing in a row (no reply at all, retries spent) after which
+  /// the operator stops for this run: an endpoint that is down must not
+  /// keep a campaign waiting for ever. A resumed campaign tries again.
+  static constexpr unsigned MaxFailuresInARow = 8;
+  /// Calls in a row that made no child (failed, or replies rejected) after
+  /// which the operator stops: a model that never writes a usable kernel
+  /// must not spend an unlimited budget.
+  static constexpr unsigned MaxUnproductiveInARow = 32;
+  /// Counts a finished call's outcome ("ok", "llm_invalid", a failure).
+  void count(const std::string &Outcome);
+  /// Why no call should be made now (budget, a dead endpoint, a model that
+  /// makes nothing usable), or empty.
+  std::string unavailable() const;
 
 private:
   std::unique_ptr<ChatClient> Client;
@@ -35,6 +48,7 @@ private:
   std::map<uint64_t, unsigned> Owners;
   std::map<unsigned, std::vector<ChatResult>> Ready;
   uint64_t NextTag = 1;
+  unsigned FailuresInARow = 0, UnproductiveInARow = 0;
 };
 
 /// What the campaign tells a prompt about a parent, and what its reply is
