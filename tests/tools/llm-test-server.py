@@ -76,13 +76,10 @@ class Script:
         return step.get("content", "")
 
 
-def estimate(chars):
-    return (chars + 3) // 4
-
-
 def completion(model, content, step, prompt_chars):
-    prompt = step.get("prompt_tokens", estimate(prompt_chars))
-    done = step.get("completion_tokens", estimate(len(content)))
+    """A chat.completion; usage as the step says, else chars / 4."""
+    prompt = step.get("prompt_tokens", (prompt_chars + 3) // 4)
+    done = step.get("completion_tokens", (len(content) + 3) // 4)
     return {
         "id": "chatcmpl-test-%d" % time.time_ns(),
         "object": "chat.completion",
@@ -200,7 +197,7 @@ class Handler(BaseHTTPRequestHandler):
         if "status" in step:
             status, after = int(step["status"]), step.get("retry_after")
             entry.update(kind="status", status=status, retry_after=after)
-            headers = [("Retry-After", str(after))] if after is not None else []
+            headers = [] if after is None else [("Retry-After", str(after))]
             message = step.get("message", "scripted status %d" % status)
             self.send_json(status, error_body(status, message), headers)
             return

@@ -264,12 +264,13 @@ TEST_CASE("llm: a completion brings its content, model and token usage",
 }
 
 TEST_CASE("llm: the API key reaches the server and no result", "[llm]") {
-  // The second reply's body quotes the key, as a careless server might.
-  TestServer S(R"({"replies": [{"content": "fine"},
-                               {"status": 401, "message": "key )" +
-                   Key + R"( refused"},
-                               {"truncate": true, "content": "cut"}]})",
-               Key);
+  json Script = json::parse(R"({"replies": [{"content": ""}, {"status": 401},
+                                          {"truncate": true, "content": ""}],
+                              "default": {"content": "ok"}})");
+  // Two replies quote the key, as a careless server might.
+  Script["replies"][0]["content"] = "fine, " + Key;
+  Script["replies"][1]["message"] = "key " + Key + " refused";
+  TestServer S(Script.dump(), Key);
   ClientOptions O = optionsFor(S.endpoint());
   O.ApiKey = Key;
   O.Retries = 0;
@@ -278,6 +279,7 @@ TEST_CASE("llm: the API key reaches the server and no result", "[llm]") {
   for (uint64_t Tag = 1; Tag <= 3; ++Tag)
     Rs.push_back(callOnce(*C, Tag));
   CHECK(Rs[0].Outcome == CallOutcome::Ok);
+  CHECK(Rs[0].Content == "fine, [api key]");
   CHECK(Rs[1].Outcome == CallOutcome::HttpError);
   CHECK(Rs[1].Error == "HTTP 401 (Unauthorized): key [api key] refused");
   CHECK(Rs[2].Outcome == CallOutcome::BadResponse);
@@ -286,8 +288,12 @@ TEST_CASE("llm: the API key reaches the server and no result", "[llm]") {
     CHECK_FALSE(contains(R.Error, Key));
     CHECK_FALSE(contains(R.Model, Key));
   }
-  for (const json &E : S.log(3))
-    CHECK(E["auth"] == "ok");
+  O.ApiKey = "sk-another";
+  callOnce(*makeClient(O));
+  std::vector<json> Log = S.log(4);
+  for (int I = 0; I < 3; ++I)
+    CHECK(Log[I]["auth"] == "ok");
+  CHECK(Log[3]["auth"] == "wrong");
   CHECK_FALSE(contains(S.logText(), Key));
 }
 
@@ -327,8 +333,10 @@ TEST_CASE("llm: a 429 is retried no sooner than its Retry-After", "[llm]") {
 
 TEST_CASE("llm: a Retry-After can be an HTTP date", "[llm]") {
   std::time_t Now = std::time(nullptr);
-  TestServer S(R"({"replies": [{"status": 503, "retry_after": ")" +
-               httpDate(Now + 3) + R"("}, {"content": "at last"}]})");
+  json Script =
+      json::parse(R"({"replies": [{"status": 503}, {"content": "at last"}]})");
+  Script["replies"][0]["retry_after"] = httpDate(Now + 3);
+  TestServer S(Script.dump());
   auto C = makeClient(optionsFor(S.endpoint()));
   ChatResult R = callOnce(*C);
   CHECK(R.Outcome == CallOutcome::Ok);
