@@ -10,8 +10,9 @@
 // Each attempt is a fresh easy handle (connections are still reused through
 // the multi handle's pool). Errors keep curl's own text (CURLOPT_ERRORBUFFER,
 // else curl_easy_strerror). The API key only ever enters the Authorization
-// header list; error texts are scrubbed of it all the same, because part of
-// them is what the server sent.
+// header list; error texts and contents are scrubbed of it all the same,
+// because they hold what the server sent, and results end up in the history
+// and in reports.
 #include "search/llm/ChatClient.h"
 
 #include "search/llm/ChatProtocol.h"
@@ -19,7 +20,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <condition_variable>
 #include <ctime>
 #include <curl/curl.h>
@@ -532,7 +532,7 @@ void ChatClient::Impl::settle(std::unique_ptr<Call> C, AttemptResult R) {
 void ChatClient::Impl::finish(std::unique_ptr<Call> C, const AttemptResult &R) {
   ChatResult Out = resultOf(*C, R.Outcome);
   Out.HttpStatus = R.Status;
-  Out.Content = R.Content;
+  Out.Content = redact(R.Content);
   Out.TokensIn = R.TokensIn;
   Out.TokensOut = R.TokensOut;
   if (R.Outcome != CallOutcome::Ok)
