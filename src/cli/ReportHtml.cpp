@@ -11,6 +11,7 @@
 
 #include "campaign/Identity.h"
 #include "cli/Report.h"
+#include "cli/ReportHtmlParts.h"
 #include "cli/Svg.h"
 #include "r3/Version.h"
 #include "support/StringUtil.h"
@@ -25,11 +26,46 @@
 #include <map>
 #include <set>
 
-namespace r3::cli {
+namespace r3::cli::html {
 
-namespace {
 using nlohmann::json;
 using svg::escape;
+
+std::string tableHtml(const Table &T, const std::string &Class) {
+  std::string Out = "<table class=\"" + Class + "\">\n<tr>";
+  for (const std::string &H : T.Head)
+    Out += "<th>" + escape(H) + "</th>";
+  Out += "</tr>\n";
+  for (const auto &Row : T.Rows) {
+    Out += "<tr>";
+    for (size_t I = 0; I < Row.size(); ++I) {
+      char Kind = I < T.Kinds.size() ? T.Kinds[I] : 't';
+      Out += Kind == 'n' ? "<td class=\"num\">" + escape(Row[I])
+             : Kind == 'p' && !Row[I].empty()
+                 ? "<td><pre class=\"reply\">" + escape(Row[I]) + "</pre>"
+                 : "<td>" + escape(Row[I]);
+      Out += "</td>";
+    }
+    Out += "</tr>\n";
+  }
+  return Out + "</table>\n";
+}
+
+std::string note(const std::string &Text) {
+  return "<p class=\"note\">" + escape(Text) + "</p>\n";
+}
+
+std::optional<double> number(const json &J) {
+  return J.is_number() ? std::optional<double>(J.get<double>()) : std::nullopt;
+}
+
+std::string text(const json &J) {
+  if (J.is_null())
+    return "-";
+  return J.is_string() ? J.get<std::string>() : J.dump();
+}
+
+namespace {
 
 constexpr const char *Css = R"css(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;background:#fafafa;margin:0}
@@ -76,64 +112,6 @@ constexpr const char *Script =
     "  s.textContent = n + ' charts drawn';\n"
     "  s.setAttribute('data-charts', String(n));\n"
     "})();\n";
-
-/// What a kernel's section draws: its part of the report, and the rows of
-/// the history the report does not carry.
-struct KernelData {
-  const json *Report = nullptr;
-  size_t Index = 0;
-  std::vector<EvaluatedCandidate> Evaluations;
-  std::vector<LlmCallRow> Calls;
-  std::vector<ArchiveRow> Archive;
-  std::vector<VariantRow> Variants;
-  const KernelSpec *Spec = nullptr;
-  const json &report() const { return *Report; }
-  std::string id(const std::string &Chart) const {
-    return "k" + std::to_string(Index) + "-" + Chart;
-  }
-};
-
-/// A table of plain-text cells (escaped when written). Kinds has one letter
-/// per column: 't' text, 'n' a number (right-aligned), 'p' preformatted.
-struct Table {
-  std::vector<std::string> Head;
-  std::string Kinds;
-  std::vector<std::vector<std::string>> Rows;
-};
-
-std::string tableHtml(const Table &T, const std::string &Class) {
-  std::string Out = "<table class=\"" + Class + "\">\n<tr>";
-  for (const std::string &H : T.Head)
-    Out += "<th>" + escape(H) + "</th>";
-  Out += "</tr>\n";
-  for (const auto &Row : T.Rows) {
-    Out += "<tr>";
-    for (size_t I = 0; I < Row.size(); ++I) {
-      char Kind = I < T.Kinds.size() ? T.Kinds[I] : 't';
-      Out += Kind == 'n' ? "<td class=\"num\">" + escape(Row[I])
-             : Kind == 'p' && !Row[I].empty()
-                 ? "<td><pre class=\"reply\">" + escape(Row[I]) + "</pre>"
-                 : "<td>" + escape(Row[I]);
-      Out += "</td>";
-    }
-    Out += "</tr>\n";
-  }
-  return Out + "</table>\n";
-}
-
-std::string note(const std::string &Text) {
-  return "<p class=\"note\">" + escape(Text) + "</p>\n";
-}
-
-std::optional<double> number(const json &J) {
-  return J.is_number() ? std::optional<double>(J.get<double>()) : std::nullopt;
-}
-
-std::string text(const json &J) {
-  if (J.is_null())
-    return "-";
-  return J.is_string() ? J.get<std::string>() : J.dump();
-}
 
 /// "1.000 ms [0.9500 ms, 1.100 ms]".
 std::string withInterval(const json &Value, const json &Ci,
@@ -383,157 +361,6 @@ std::string contributions(const KernelData &D) {
          escape(join(Steps, " \u2192 ")) + "</p>\n";
 }
 
-// --- a kernel: the MAP-Elites archive ---
-
-/// Where each archive row sits in the drawn grid, and the grid's names.
-struct GridLayout {
-  std::vector<std::string> RowNames, ColNames;
-  std::string XLabel, YLabel;
-  std::vector<std::pair<size_t, size_t>> Where; ///< per archive row
-};
-
-std::vector<std::string> binLabels(const search::DescriptorAxis &A,
-                                   const KernelSpec *Spec) {
-  unsigned Bins = std::max(1u, A.Bins);
-  if (Spec && A.Name.starts_with("knob:"))
-    for (const search::KnobDomain &K : Spec->Knobs)
-      if (K.Name == A.Name.substr(5) && K.Values.size() == Bins)
-        return K.Values;
-  std::vector<std::string> Out;
-  double W = (A.Max - A.Min) / Bins;
-  for (unsigned I = 0; I < Bins; ++I)
-    Out.push_back(svg::formatNumber(A.Min + W * I) + "-" +
-                  svg::formatNumber(A.Min + W * (I + 1)));
-  return Out;
-}
-
-/// The campaign's axes: the last one across, the others down (the cell
-/// index is row-major over the axes). None when a cell does not fit them.
-std::optional<GridLayout>
-gridFromAxes(const std::vector<search::DescriptorAxis> &Axes,
-             const KernelData &D) {
-  if (Axes.empty())
-    return std::nullopt;
-  GridLayout G;
-  G.ColNames = binLabels(Axes.back(), D.Spec);
-  G.XLabel = Axes.back().Name;
-  G.RowNames = {""};
-  std::vector<std::string> Down;
-  for (size_t A = 0; A + 1 < Axes.size(); ++A) {
-    std::vector<std::string> Next, Labels = binLabels(Axes[A], D.Spec);
-    for (const std::string &Prefix : G.RowNames)
-      for (const std::string &L : Labels)
-        Next.push_back(Prefix.empty() ? L : Prefix + " / " + L);
-    G.RowNames = std::move(Next);
-    Down.push_back(Axes[A].Name);
-  }
-  G.YLabel = join(Down, " / ");
-  size_t Cols = G.ColNames.size();
-  for (const ArchiveRow &R : D.Archive) {
-    if (R.Cell < 0 || size_t(R.Cell) >= Cols * G.RowNames.size())
-      return std::nullopt;
-    G.Where.push_back({size_t(R.Cell) / Cols, size_t(R.Cell) % Cols});
-  }
-  return G;
-}
-
-/// Without the campaign's axes: one column per distinct value of the last
-/// descriptor, one row per distinct combination of the others.
-GridLayout gridFromValues(const KernelData &D) {
-  std::vector<std::vector<double>> Ds;
-  std::map<std::vector<double>, size_t> Rows;
-  std::map<double, size_t> Cols;
-  for (const ArchiveRow &R : D.Archive) {
-    json J = json::parse(R.DescriptorJson, nullptr, false);
-    std::vector<double> V;
-    if (J.is_array())
-      for (const json &X : J)
-        V.push_back(X.is_number() ? X.get<double>() : 0);
-    double Last = V.empty() ? 0 : V.back();
-    if (!V.empty())
-      V.pop_back();
-    Rows[V] = 0;
-    Cols[Last] = 0;
-    V.push_back(Last);
-    Ds.push_back(std::move(V));
-  }
-  GridLayout G;
-  for (auto &[V, I] : Rows) {
-    I = G.RowNames.size();
-    std::vector<std::string> Parts;
-    for (double X : V)
-      Parts.push_back(svg::formatNumber(X));
-    G.RowNames.push_back(join(Parts, " / "));
-  }
-  for (auto &[V, I] : Cols) {
-    I = G.ColNames.size();
-    G.ColNames.push_back(svg::formatNumber(V));
-  }
-  for (std::vector<double> &V : Ds) {
-    double Last = V.back();
-    V.pop_back();
-    G.Where.push_back({Rows[V], Cols[Last]});
-  }
-  G.XLabel = "descriptor (last value)";
-  G.YLabel = "descriptor (other values)";
-  return G;
-}
-
-std::string elite(const KernelData &D, const ArchiveRow &R) {
-  std::string Out = "island " + std::to_string(R.Island) + ", cell " +
-                    std::to_string(R.Cell) + ": variant " +
-                    std::to_string(R.VariantId);
-  for (const VariantRow &V : D.Variants)
-    if (V.Id == R.VariantId)
-      Out += " (" + V.Operator + ") " + V.GenomeKey;
-  return Out + "; fitness " + svg::formatMs(R.Fitness) + "; descriptor " +
-         R.DescriptorJson;
-}
-
-std::string archive(const KernelData &D, const std::optional<Campaign> &C) {
-  std::string Out = "<h3>MAP-Elites archive</h3>\n";
-  if (D.Archive.empty())
-    return Out + note("the archive is empty: no source level, or no variant "
-                      "has finished its inner search yet");
-  std::optional<GridLayout> G;
-  if (C)
-    G = gridFromAxes(C->Source.Descriptors, D);
-  if (!G)
-    G = gridFromValues(D);
-  auto [Lo, Hi] = std::minmax_element(
-      D.Archive.begin(), D.Archive.end(),
-      [](const auto &A, const auto &B) { return A.Fitness < B.Fitness; });
-  const json &Best = D.report()["best"];
-  int64_t BestVariant = Best.is_null() || Best["variant"].is_null()
-                            ? -1
-                            : Best["variant"]["id"].get<int64_t>();
-  std::map<int64_t, svg::HeatMap> Islands;
-  for (size_t I = 0; I < D.Archive.size(); ++I) {
-    const ArchiveRow &R = D.Archive[I];
-    svg::HeatMap &H = Islands[R.Island];
-    H.Cells.push_back({G->Where[I].first, G->Where[I].second, R.Fitness,
-                       elite(D, R), R.VariantId == BestVariant});
-  }
-  Out += "<div class=\"charts\">\n";
-  for (auto &[Island, H] : Islands) {
-    H.Id = D.id("archive-island-" + std::to_string(Island));
-    H.Title = "island " + std::to_string(Island) + ": elite fitness";
-    H.RowNames = G->RowNames;
-    H.ColNames = G->ColNames;
-    H.XLabel = G->XLabel;
-    H.YLabel = G->YLabel;
-    H.Min = Lo->Fitness;
-    H.Max = Hi->Fitness;
-    Out += svg::heatMap(H);
-  }
-  return Out + "</div>\n<p class=\"meta\">" +
-         escape(std::to_string(D.Archive.size()) + " elites from " +
-                svg::formatMs(Lo->Fitness) + " (dark) to " +
-                svg::formatMs(Hi->Fitness) +
-                " (pale); the best candidate's variant is outlined") +
-         "</p>\n";
-}
-
 // --- a kernel: failures over time ---
 
 /// The failure categories: the evaluations' kinds, then the LLM's outcomes
@@ -749,7 +576,7 @@ std::string kernelSection(const KernelData &D, const std::optional<Campaign> &C,
   Item("evaluations", std::to_string(N) + ", " + std::to_string(Ok) +
                           " verified, " + std::to_string(N - Ok) + " failed");
   Out += "</dl>\n";
-  return Out + progressCharts(D, T0) + contributions(D) + archive(D, C) +
+  return Out + progressCharts(D, T0) + contributions(D) + archiveSection(D, C) +
          failures(D, T0) + kernelLlm(D, T0) + bestSettings(D) + "</section>\n";
 }
 
@@ -785,8 +612,12 @@ double timeOrigin(const json &Report, const std::vector<KernelData> &Ks) {
   return std::isfinite(T0) ? T0 : 0;
 }
 } // namespace
+} // namespace r3::cli::html
 
-Expected<std::string> reportHtml(History &H, const json &Report) {
+namespace r3::cli {
+
+Expected<std::string> reportHtml(History &H, const nlohmann::json &Report) {
+  using namespace html;
   std::optional<CampaignRow> Row;
   R3_TRY(moveInto(H.campaign(), Row));
   // Without the campaign file the archive is drawn from descriptor values.
