@@ -140,6 +140,26 @@ size_t nextChange(const std::vector<DiffOp> &Ops, size_t From) {
     ++From;
   return From;
 }
+/// Within each run of changes, deletions before insertions (as diff(1)
+/// prints them): the same script, easier to read.
+void groupChanges(std::vector<DiffOp> &Ops) {
+  for (size_t I = 0; I < Ops.size();) {
+    if (Ops[I].Kind == DiffKind::Equal) {
+      ++I;
+      continue;
+    }
+    size_t End = I, Old = Ops[I].Old, New = Ops[I].New, Deletes = 0;
+    for (; End < Ops.size() && Ops[End].Kind != DiffKind::Equal; ++End)
+      Deletes += Ops[End].Kind == DiffKind::Delete;
+    // The run deletes Old.. and inserts New.., in that order.
+    for (size_t K = 0; I < End; ++I, ++K) {
+      bool Delete = K < Deletes;
+      Ops[I] = {Delete ? DiffKind::Delete : DiffKind::Insert,
+                Delete ? Old + K : Old + Deletes,
+                Delete ? New : New + (K - Deletes)};
+    }
+  }
+}
 } // namespace
 
 std::vector<std::string_view> splitLines(std::string_view Text) {
@@ -156,6 +176,7 @@ std::vector<std::string_view> splitLines(std::string_view Text) {
 std::vector<DiffOp> diffLines(const Lines &A, const Lines &B) {
   Differ D(A, B);
   D.run(0, A.size(), 0, B.size());
+  groupChanges(D.Ops);
   return std::move(D.Ops);
 }
 

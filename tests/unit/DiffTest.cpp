@@ -88,6 +88,10 @@ TEST_CASE("edit scripts of random texts are shortest and rebuild the new text",
     INFO("trial " << Trial);
     CHECK(apply(lines(A), lines(B), Ops) == lines(B));
     CHECK(edits(Ops) == A.size() + B.size() - 2 * lcs(lines(A), lines(B)));
+    // Within a run of changes, deletions come first (as diff(1) prints).
+    for (size_t I = 1; I < Ops.size(); ++I)
+      CHECK_FALSE((Ops[I - 1].Kind == DiffKind::Insert &&
+                   Ops[I].Kind == DiffKind::Delete));
   }
 }
 
