@@ -287,15 +287,19 @@ Progress progress(std::vector<std::pair<double, const EvaluationRow *>> Xs) {
   return P;
 }
 
-std::string progressChart(const KernelData &D, const Progress &P,
-                          const std::string &Chart, const std::string &Title,
-                          const std::string &XLabel, svg::TickFormat XFormat) {
+/// What a progress chart's X is.
+enum class Over { Evaluations, WallTime };
+
+std::string progressChart(const KernelData &D, const Progress &P, Over X) {
+  bool Count = X == Over::Evaluations;
   svg::XYChart C;
-  C.Id = D.id(Chart);
-  C.Title = Title;
-  C.XLabel = XLabel;
+  C.Id = D.id(Count ? "best-evaluations" : "best-time");
+  C.Title = Count ? "best verified median vs. evaluations"
+                  : "best verified median vs. wall time";
+  C.XLabel = Count ? "evaluations" : "time since the campaign started";
   C.YLabel = "verified median";
-  C.XFormat = XFormat;
+  C.XFormat = Count ? svg::formatNumber : svg::formatSeconds;
+  C.XMinStep = Count ? 1 : 0;
   C.YFormat = svg::formatMs;
   C.Lines = {{"verified evaluations", "#9db4c8", svg::SeriesStyle::Dots, P.All},
              {"best so far", "#d1495b", svg::SeriesStyle::Step, P.Best}};
@@ -320,12 +324,8 @@ std::string progressCharts(const KernelData &D, double T0) {
   if (A.Best.empty())
     return Out + note("nothing verified yet");
   return Out + "<div class=\"charts\">\n" +
-         progressChart(D, A, "best-evaluations",
-                       "best verified median vs. evaluations", "evaluations",
-                       svg::formatNumber) +
-         progressChart(D, B, "best-time", "best verified median vs. wall time",
-                       "time since the campaign started", svg::formatSeconds) +
-         "</div>\n";
+         progressChart(D, A, Over::Evaluations) +
+         progressChart(D, B, Over::WallTime) + "</div>\n";
 }
 
 // --- a kernel: what earned the speedup ---
@@ -401,11 +401,10 @@ std::string failureTable(const std::vector<std::string> &Categories,
   return tableHtml(T, "failures");
 }
 
-std::string failures(const KernelData &D, double T0) {
-  std::string Out = "<h3>Failures over time</h3>\n";
-  auto Events = failureEvents(D);
-  if (Events.empty())
-    return Out + note("no failures");
+/// The span of time the kernel's evaluations and failures cover.
+std::pair<double, double>
+failureSpan(const KernelData &D,
+            const std::vector<std::pair<double, size_t>> &Events) {
   double Lo = Events.front().first, Hi = Lo;
   for (const EvaluatedCandidate &E : D.Evaluations) {
     Lo = std::min(Lo, E.Evaluation.Finished);
@@ -415,18 +414,12 @@ std::string failures(const KernelData &D, double T0) {
     Lo = std::min(Lo, At);
     Hi = std::max(Hi, At);
   }
-  const size_t Bins = 20;
-  std::vector<std::string> All = failureCategories();
-  std::vector<uint64_t> Totals(All.size(), 0);
-  svg::StackedColumns C;
-  C.BinWidth = Hi > Lo ? (Hi - Lo) / Bins : 1;
-  C.Counts.assign(Bins, std::vector<uint64_t>(All.size(), 0));
-  for (const auto &[At, K] : Events) {
-    size_t B = std::min(Bins - 1, size_t((At - Lo) / C.BinWidth));
-    ++C.Counts[B][K];
-    ++Totals[K];
-  }
-  // Only the categories that occurred, each in its own colour.
+  return {Lo, Hi};
+}
+
+/// Keeps the categories that occurred, each in its own colour.
+void keepOccurred(svg::StackedColumns &C, const std::vector<std::string> &All,
+                  const std::vector<uint64_t> &Totals) {
   std::vector<size_t> Keep;
   for (size_t K = 0; K < All.size(); ++K)
     if (Totals[K] > 0) {
@@ -440,11 +433,30 @@ std::string failures(const KernelData &D, double T0) {
       Kept.push_back(Bin[K]);
     Bin = std::move(Kept);
   }
+}
+
+std::string failures(const KernelData &D, double T0) {
+  std::string Out = "<h3>Failures over time</h3>\n";
+  auto Events = failureEvents(D);
+  if (Events.empty())
+    return Out + note("no failures");
+  auto [Lo, Hi] = failureSpan(D, Events);
+  const size_t Bins = 20;
+  std::vector<std::string> All = failureCategories();
+  std::vector<uint64_t> Totals(All.size(), 0);
+  svg::StackedColumns C;
   C.Id = D.id("failures");
   C.Title = "failures by kind over time";
   C.XLabel = "time since the campaign started";
   C.XStart = Lo - T0;
   C.XFormat = svg::formatSeconds;
+  C.BinWidth = Hi > Lo ? (Hi - Lo) / Bins : 1;
+  C.Counts.assign(Bins, std::vector<uint64_t>(All.size(), 0));
+  for (const auto &[At, K] : Events) {
+    ++C.Counts[std::min(Bins - 1, size_t((At - Lo) / C.BinWidth))][K];
+    ++Totals[K];
+  }
+  keepOccurred(C, All, Totals);
   return Out + "<div class=\"charts\">\n" + svg::stackedColumns(C) + "<div>" +
          failureTable(All, Totals) + "</div>\n</div>\n";
 }
@@ -517,42 +529,51 @@ std::string kernelLlm(const KernelData &D, double T0) {
 
 // --- a kernel: the best settings ---
 
-std::string bestSettings(const KernelData &D) {
-  const json &B = D.report()["best"];
-  std::string Out = "<h3>Best settings</h3>\n";
-  if (B.is_null())
-    return Out + note("nothing verified yet");
-  const json &K = D.report();
-  Table T{{"setting", "value"}, "tt", {}};
-  auto Add = [&](const std::string &Key, const std::string &Value) {
-    T.Rows.push_back({Key, Value});
-  };
-  Add("candidate", text(B["candidate"]) + " (identity " +
-                       text(B["identity"]).substr(0, 16) + "...)");
-  Add("found by", text(B["level"]) + " level, operator " + text(B["operator"]));
-  Add("median", withInterval(K["best_ms"], K["best_ci_ms"], formatMs));
-  Add("speedup", withInterval(K["speedup"], K["speedup_ci"], formatSpeedup));
-  const json &V = B["variant"];
-  if (!V.is_null()) {
-    Add("variant", text(V["id"]) + " (" + text(V["operator"]) + ", island " +
-                       text(V["island"]) + ")");
-    Add("genome", text(V["genome_key"]));
-    Add("source", V["source_hash"].is_null()
-                      ? "the recorded code"
-                      : "text " + text(V["source_hash"]));
-    for (const VariantRow &Row : D.Variants)
-      if (Row.Id == V["id"].get<int64_t>())
-        for (const auto &[Name, Value] : variantKnobs(D.Spec, Row))
-          Add("knob " + Name, Value);
-  }
-  Add("pipeline", text(B["pipeline"]));
-  Add("codegen_opt", text(B["codegen_opt"]));
+using SettingRows = std::vector<std::vector<std::string>>;
+
+/// The best candidate's variant: what made it, its genome and its knobs.
+void variantRows(const KernelData &D, const json &V, SettingRows &Rows) {
+  if (V.is_null())
+    return;
+  Rows.push_back({"variant", text(V["id"]) + " (" + text(V["operator"]) +
+                                 ", island " + text(V["island"]) + ")"});
+  Rows.push_back({"genome", text(V["genome_key"])});
+  Rows.push_back({"source", V["source_hash"].is_null()
+                                ? "the recorded code"
+                                : "text " + text(V["source_hash"])});
+  for (const VariantRow &Row : D.Variants)
+    if (Row.Id == V["id"].get<int64_t>())
+      for (const auto &[Name, Value] : variantKnobs(D.Spec, Row))
+        Rows.push_back({"knob " + Name, Value});
+}
+
+/// What ran: pipeline, codegen level, the other recorded settings, the point.
+void runRows(const json &B, SettingRows &Rows) {
+  Rows.push_back({"pipeline", text(B["pipeline"])});
+  Rows.push_back({"codegen_opt", text(B["codegen_opt"])});
   if (B["settings"].is_object())
     for (const auto &[Key, Value] : B["settings"].items())
       if (Key != "pipeline" && Key != "codegen_opt")
-        Add(Key, text(Value));
-  if (!text(B["point"]).empty() && !B["point"].is_null())
-    Add("point", text(B["point"]));
+        Rows.push_back({Key, text(Value)});
+  if (B["point"].is_string() && !B["point"].get<std::string>().empty())
+    Rows.push_back({"point", text(B["point"])});
+}
+
+std::string bestSettings(const KernelData &D) {
+  const json &K = D.report(), &B = K["best"];
+  std::string Out = "<h3>Best settings</h3>\n";
+  if (B.is_null())
+    return Out + note("nothing verified yet");
+  Table T{{"setting", "value"}, "tt", {}};
+  T.Rows = {
+      {"candidate", text(B["candidate"]) + " (identity " +
+                        text(B["identity"]).substr(0, 16) + "...)"},
+      {"found by",
+       text(B["level"]) + " level, operator " + text(B["operator"])},
+      {"median", withInterval(K["best_ms"], K["best_ci_ms"], formatMs)},
+      {"speedup", withInterval(K["speedup"], K["speedup_ci"], formatSpeedup)}};
+  variantRows(D, B["variant"], T.Rows);
+  runRows(B, T.Rows);
   return Out + tableHtml(T, "best-settings");
 }
 

@@ -26,6 +26,7 @@ constexpr double Left = 70, Right = 16, Top = 46, Bottom = 46;
 /// A linear map from [Lo, Hi] to pixels [P0, P1].
 struct Scale {
   double Lo, Hi, P0, P1;
+  double MinStep = 0; ///< between ticks (1: whole numbers only)
   double operator()(double V) const {
     return Hi > Lo ? P0 + (V - Lo) / (Hi - Lo) * (P1 - P0) : (P0 + P1) / 2;
   }
@@ -91,7 +92,7 @@ std::string xAxis(const Scale &X, double Y0, TickFormat Format,
   std::string Out = fmt("<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" "
                         "x2=\"%.1f\" y2=\"%.1f\"/>\n",
                         X.P0, Y0, X.P1, Y0);
-  std::vector<double> Ticks = niceTicks(X.Lo, X.Hi, 6);
+  std::vector<double> Ticks = niceTicks(X.Lo, X.Hi, 6, X.MinStep);
   for (double T : Ticks) {
     double P = X(T);
     Out += fmt("<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -107,7 +108,7 @@ std::string xAxis(const Scale &X, double Y0, TickFormat Format,
 std::string yAxis(const Scale &Y, double X0, double X1, TickFormat Format,
                   const std::string &Label) {
   std::string Out;
-  std::vector<double> Ticks = niceTicks(Y.Lo, Y.Hi, 5);
+  std::vector<double> Ticks = niceTicks(Y.Lo, Y.Hi, 5, Y.MinStep);
   for (double T : Ticks) {
     double P = Y(T);
     Out += fmt("<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -247,7 +248,7 @@ std::string formatMs(double Ms, double) {
   return fmt("%.3g ns", Ms * 1e6);
 }
 
-std::vector<double> niceTicks(double Lo, double Hi, int N) {
+std::vector<double> niceTicks(double Lo, double Hi, int N, double MinStep) {
   if (!(Hi > Lo) || N < 1 || !std::isfinite(Lo) || !std::isfinite(Hi))
     return {Lo};
   double Raw = (Hi - Lo) / N, Mag = std::pow(10, std::floor(std::log10(Raw)));
@@ -257,6 +258,7 @@ std::vector<double> niceTicks(double Lo, double Hi, int N) {
       Step = M * Mag;
       break;
     }
+  Step = std::max(Step, MinStep);
   std::vector<double> Out;
   for (double T = std::ceil(Lo / Step) * Step; T <= Hi + Step * 1e-9; T += Step)
     Out.push_back(std::fabs(T) < Step * 1e-9 ? 0 : T);
@@ -278,6 +280,7 @@ std::string xyChart(const XYChart &C) {
     Items.push_back({C.ReferenceLabel, "#555555"});
   Legend L = legend(Items);
   Scale X = xScaleOf(C), Y = yScaleOf(C, L.Bottom);
+  X.MinStep = C.XMinStep;
   std::string Out = open(C.Id, C.Title, Width, Height) + L.Svg;
   Out += yAxis(Y, Left, Width - Right, C.YFormat, C.YLabel);
   Out += xAxis(X, Height - Bottom, C.XFormat, C.XLabel);
@@ -338,7 +341,7 @@ std::string stackedColumns(const StackedColumns &C) {
   for (size_t K = 0; K < C.Categories.size(); ++K)
     Items.push_back({C.Categories[K], C.Colors[K]});
   Legend L = legend(Items);
-  Scale Y{0, double(Max), Height - Bottom, L.Bottom};
+  Scale Y{0, double(Max), Height - Bottom, L.Bottom, 1};
   std::string Out = open(C.Id, C.Title, Width, Height) + L.Svg;
   Out += yAxis(Y, Left, Width - Right, formatNumber, "count");
   Out += xAxis(X, Height - Bottom, C.XFormat, C.XLabel);
@@ -363,49 +366,66 @@ std::string stackedColumns(const StackedColumns &C) {
   return Out + "</svg>\n";
 }
 
-std::string heatMap(const HeatMap &H) {
-  const double LabelW = 90,
-               Cols = double(std::max<size_t>(1, H.ColNames.size()));
-  const double Rows = double(std::max<size_t>(1, H.RowNames.size()));
-  const double Cell = std::clamp((Width - LabelW - Right) / Cols, 8.0, 40.0);
-  const double GridTop = Top,
-               SvgH = GridTop + Cell * Rows + (Cell < 40 ? 64 : 40);
-  const double SvgW = std::max(320.0, LabelW + Cell * Cols + Right);
-  std::string Out = open(H.Id, H.Title, SvgW, SvgH, Sizing::Fixed);
-  for (size_t R = 0; R < size_t(Rows); ++R)
-    for (size_t C = 0; C < size_t(Cols); ++C)
+namespace {
+/// Where a heat map's cells go: square cells right of the row labels.
+struct Grid {
+  double LabelW = 90, Rows = 1, Cols = 1, Cell = 40;
+  double x(double C) const { return LabelW + Cell * C; }
+  double y(double R) const { return Top + Cell * R; }
+  /// Column labels below the grid are tilted when cells are narrow.
+  bool tilted() const { return Cell < 40; }
+  double height() const { return y(Rows) + (tilted() ? 64 : 40); }
+  double width() const { return std::max(320.0, x(Cols) + Right); }
+};
+
+std::string heatCells(const HeatMap &H, const Grid &G) {
+  std::string Out;
+  for (size_t R = 0; R < size_t(G.Rows); ++R)
+    for (size_t C = 0; C < size_t(G.Cols); ++C)
       Out += fmt("<rect class=\"empty\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                  "height=\"%.1f\"/>",
-                 LabelW + Cell * double(C), GridTop + Cell * double(R),
-                 Cell - 2, Cell - 2);
+                 G.x(double(C)), G.y(double(R)), G.Cell - 2, G.Cell - 2);
   for (const HeatCell &E : H.Cells) {
     double T = H.Max > H.Min ? (E.Value - H.Min) / (H.Max - H.Min) : 0;
-    Out += fmt("<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-               "height=\"%.1f\" fill=\"%s\"><title>",
-               E.Marked ? "cell best" : "cell", LabelW + Cell * double(E.Col),
-               GridTop + Cell * double(E.Row), Cell - 2, Cell - 2,
-               heatColor(T).c_str()) +
-           escape(E.Tooltip) + "</title></rect>";
+    Out +=
+        fmt("<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+            "height=\"%.1f\" fill=\"%s\"><title>",
+            E.Marked ? "cell best" : "cell", G.x(double(E.Col)),
+            G.y(double(E.Row)), G.Cell - 2, G.Cell - 2, heatColor(T).c_str()) +
+        escape(E.Tooltip) + "</title></rect>";
   }
+  return Out;
+}
+
+std::string heatLabels(const HeatMap &H, const Grid &G) {
+  std::string Out;
   for (size_t R = 0; R < H.RowNames.size(); ++R)
-    Out += text(LabelW - 6, GridTop + Cell * (double(R) + 0.5) + 4, "end",
-                "tick", H.RowNames[R]);
-  bool Tilt = Cell < 40;
+    Out += text(G.LabelW - 6, G.y(double(R) + 0.5) + 4, "end", "tick",
+                H.RowNames[R]);
   for (size_t C = 0; C < H.ColNames.size(); ++C) {
-    double X = LabelW + Cell * (double(C) + 0.5),
-           Y = GridTop + Cell * Rows + 12;
-    Out += Tilt ? fmt("<text class=\"tick\" text-anchor=\"end\" "
-                      "transform=\"translate(%.1f %.1f) rotate(-45)\">",
-                      X, Y) +
-                      escape(H.ColNames[C]) + "</text>"
-                : text(X, Y, "middle", "tick", H.ColNames[C]);
+    double X = G.x(double(C) + 0.5), Y = G.y(G.Rows) + 12;
+    Out += G.tilted() ? fmt("<text class=\"tick\" text-anchor=\"end\" "
+                            "transform=\"translate(%.1f %.1f) rotate(-45)\">",
+                            X, Y) +
+                            escape(H.ColNames[C]) + "</text>"
+                      : text(X, Y, "middle", "tick", H.ColNames[C]);
   }
-  Out += text(LabelW + Cell * Cols / 2, SvgH - 4, "middle", "label", H.XLabel);
-  Out += fmt("<text class=\"label\" transform=\"translate(14 %.1f) "
+  Out += text(G.x(G.Cols / 2), G.height() - 4, "middle", "label", H.XLabel);
+  return Out +
+         fmt("<text class=\"label\" transform=\"translate(14 %.1f) "
              "rotate(-90)\" text-anchor=\"middle\">",
-             GridTop + Cell * Rows / 2) +
+             G.y(G.Rows / 2)) +
          escape(H.YLabel) + "</text>\n";
-  return Out + "</svg>\n";
+}
+} // namespace
+
+std::string heatMap(const HeatMap &H) {
+  Grid G;
+  G.Cols = double(std::max<size_t>(1, H.ColNames.size()));
+  G.Rows = double(std::max<size_t>(1, H.RowNames.size()));
+  G.Cell = std::clamp((Width - G.LabelW - Right) / G.Cols, 8.0, 40.0);
+  return open(H.Id, H.Title, G.width(), G.height(), Sizing::Fixed) +
+         heatCells(H, G) + heatLabels(H, G) + "</svg>\n";
 }
 
 } // namespace r3::svg

@@ -30,9 +30,9 @@ std::string formatSeconds(double S, double Step = 0);
 /// Milliseconds with three significant digits: "1.25 ms", "12.5 us".
 std::string formatMs(double Ms, double Step = 0);
 
-/// About N round values (steps of 1, 2 or 5 times a power of ten) from Lo to
-/// Hi.
-std::vector<double> niceTicks(double Lo, double Hi, int N);
+/// About N round values (steps of 1, 2 or 5 times a power of ten, and at
+/// least MinStep) from Lo to Hi.
+std::vector<double> niceTicks(double Lo, double Hi, int N, double MinStep = 0);
 
 /// The colour of category I in the report's palette.
 const char *paletteColor(size_t I);
@@ -61,6 +61,7 @@ struct XYChart {
   std::optional<double> Reference;
   std::string ReferenceLabel;
   std::optional<double> YMax;
+  double XMinStep = 0; ///< 1 for counts on X (evaluations)
   TickFormat XFormat = formatNumber, YFormat = formatNumber;
 };
 std::string xyChart(const XYChart &C);
