@@ -210,6 +210,12 @@ std::string overview(const json &J) {
                       std::to_string(N), std::to_string(Ok),
                       std::to_string(N - Ok), text(K["llm"]["calls"])});
   }
+  // Without LLM calls anywhere, no column for them.
+  if (J["llm"]["calls"].get<uint64_t>() == 0) {
+    T.Head.pop_back();
+    for (auto &Row : T.Rows)
+      Row.pop_back();
+  }
   return "<section id=\"overview\">\n<h2>Kernels</h2>\n" +
          tableHtml(T, "overview") + "</section>\n";
 }
