@@ -8,6 +8,7 @@
 
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
+#include "cli/ReportHtml.h"
 #include "replay/Stats.h"
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"
@@ -18,9 +19,12 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 namespace r3::cli {
+
+namespace fs = std::filesystem;
 
 // --- the summaries shared with `r3 status` ---
 
@@ -218,12 +222,18 @@ json kernelJson(const KernelSummary &K) {
       {"best", bestJson(K)}};
 }
 
+/// Multiplies Obj[Key] (1 when absent) by Factor.
+void multiplyInto(json &Obj, const std::string &Key, double Factor) {
+  Obj[Key] = (Obj.contains(Key) ? Obj[Key].get<double>() : 1.0) * Factor;
+}
+
 /// The best candidate's ancestry, oldest first: each candidate's parent is
 /// the one it was derived from (a source variant's parent is its parent
 /// variant's best; an inner-loop candidate's is its variant's source
 /// candidate). Each step carries the factor it gained over the step before
-/// (the first: over the baseline), so their product is the speedup and
-/// "by_level" says which level earned which part of it.
+/// (the first: over the baseline), so their product is the speedup, and
+/// "by_level" and "by_operator" say which level and which operator earned
+/// which part of it.
 json lineageJson(const KernelSummary &K,
                  const std::map<int64_t, const EvaluatedCandidate *> &ById) {
   if (!K.Best || !K.Baseline)
@@ -238,7 +248,8 @@ json lineageJson(const KernelSummary &K,
     Parent = It->second->Candidate.ParentId;
   }
   std::reverse(Chain.begin(), Chain.end());
-  json Steps = json::array(), ByLevel = json::object();
+  json Steps = json::array(), ByLevel = json::object(),
+       ByOperator = json::object();
   double Before = K.Baseline->Value;
   for (const EvaluatedCandidate *E : Chain) {
     double Ms = E->Evaluation.MedianMs, Factor = Before / Ms;
@@ -247,13 +258,156 @@ json lineageJson(const KernelSummary &K,
                      {"operator", E->Candidate.Operator},
                      {"median_ms", Ms},
                      {"factor", Factor}});
-    const std::string &L = E->Candidate.Level;
-    ByLevel[L] =
-        (ByLevel.contains(L) ? ByLevel[L].get<double>() : 1.0) * Factor;
+    multiplyInto(ByLevel, E->Candidate.Level, Factor);
+    multiplyInto(ByOperator, E->Candidate.Operator, Factor);
     Before = Ms;
   }
-  return {{"steps", Steps}, {"by_level", ByLevel}};
+  return {{"steps", Steps}, {"by_level", ByLevel}, {"by_operator", ByOperator}};
 }
+
+// --- the LLM operator's calls ---
+
+/// Calls, tokens, latency and outcomes of some LLM calls.
+json llmTotals(const std::vector<const LlmCallRow *> &Calls) {
+  json ByOutcome = json::object();
+  for (const char *O : LlmOutcomes)
+    ByOutcome[O] = 0;
+  uint64_t In = 0, Out = 0;
+  std::vector<double> Latency;
+  for (const LlmCallRow *C : Calls) {
+    In += C->TokensIn;
+    Out += C->TokensOut;
+    Latency.push_back(C->LatencyMs);
+    ByOutcome[C->Outcome] = ByOutcome.value(C->Outcome, 0) + 1;
+  }
+  double Total = 0;
+  for (double L : Latency)
+    Total += L;
+  return {{"calls", Calls.size()},
+          {"tokens_in", In},
+          {"tokens_out", Out},
+          {"latency_ms_total", Total},
+          {"latency_ms_median",
+           Latency.empty() ? json(nullptr) : json(medianOf(Latency))},
+          {"by_outcome", ByOutcome}};
+}
+
+/// Whether the best candidate descends from a variant the LLM wrote: its
+/// lineage has a source-level step of the "llm" operator (a knob mutation of
+/// an LLM rewrite keeps its text), or its own variant is one.
+bool bestFromLlm(const KernelSummary &K, const json &Lineage) {
+  if (K.BestVariant && K.BestVariant->Operator == "llm")
+    return true;
+  if (Lineage.is_null())
+    return false;
+  for (const json &S : Lineage["steps"])
+    if (S["level"] == "source" && S["operator"] == "llm")
+      return true;
+  return false;
+}
+
+Expected<json> kernelLlmJson(History &H, const KernelSummary &K,
+                             const std::vector<LlmCallRow> &Calls,
+                             const json &Lineage) {
+  std::vector<const LlmCallRow *> Mine;
+  for (const LlmCallRow &C : Calls)
+    if (C.KernelId == K.Kernel.Id)
+      Mine.push_back(&C);
+  std::vector<VariantRow> Variants;
+  R3_TRY(moveInto(H.variants(K.Kernel.Id), Variants));
+  json J = llmTotals(Mine);
+  J["variants"] =
+      std::count_if(Variants.begin(), Variants.end(),
+                    [](const VariantRow &V) { return V.Operator == "llm"; });
+  J["best_from_llm"] = bestFromLlm(K, Lineage);
+  return J;
+}
+
+} // namespace
+
+/// The totals and one entry per model, by name.
+json llmSummary(const std::vector<LlmCallRow> &Calls) {
+  std::map<std::string, std::vector<const LlmCallRow *>> ByModel;
+  std::vector<const LlmCallRow *> All;
+  for (const LlmCallRow &C : Calls) {
+    All.push_back(&C);
+    ByModel[C.Model].push_back(&C);
+  }
+  json Models = json::array();
+  for (const auto &[Model, Mine] : ByModel) {
+    Models.push_back(llmTotals(Mine));
+    Models.back()["model"] = Model;
+  }
+  json J = llmTotals(All);
+  J["models"] = Models;
+  return J;
+}
+
+Expected<Campaign> storedCampaign(const CampaignRow &Row,
+                                  const std::string &HistoryPath) {
+  // The parser checks that the files it names exist, relative to the
+  // campaign file's folder: where r3 tune ran, or (a database beside its
+  // campaign file, the usual layout) the database's folder.
+  auto C = parseCampaign(Row.Text, Row.Path);
+  if (C)
+    return C;
+  fs::path Beside =
+      fs::absolute(HistoryPath).parent_path() / fs::path(Row.Path).filename();
+  if (auto D = parseCampaign(Row.Text, Beside.string()))
+    return D;
+  return C;
+}
+
+const KernelSpec *findKernelSpec(const Campaign &C, const std::string &Name) {
+  for (const KernelSpec &K : C.Kernels)
+    if (K.Name == Name)
+      return &K;
+  return nullptr;
+}
+
+namespace {
+/// The knob indexes of a genome_json, if it has them.
+std::optional<std::vector<uint32_t>> genomeKnobs(const std::string &Text) {
+  json J = json::parse(Text, nullptr, /*allow_exceptions=*/false);
+  if (!J.is_object() || !J.contains("knobs") || !J["knobs"].is_array())
+    return std::nullopt;
+  std::vector<uint32_t> Out;
+  for (const json &I : J["knobs"])
+    if (I.is_number_unsigned())
+      Out.push_back(I.get<uint32_t>());
+    else
+      return std::nullopt;
+  return Out;
+}
+} // namespace
+
+std::vector<std::pair<std::string, std::string>>
+variantKnobs(const KernelSpec *Spec, const VariantRow &V) {
+  std::vector<std::pair<std::string, std::string>> Out;
+  auto Knobs = genomeKnobs(V.GenomeJson);
+  if (Spec && Knobs && Knobs->size() <= Spec->Knobs.size()) {
+    // A knob the genome lacks has its first value, as the campaign ran it.
+    for (size_t I = 0; I < Spec->Knobs.size(); ++I) {
+      uint32_t Index = I < Knobs->size() ? (*Knobs)[I] : 0;
+      const auto &Values = Spec->Knobs[I].Values;
+      if (Index >= Values.size())
+        return variantKnobs(nullptr, V);
+      Out.push_back({Spec->Knobs[I].Name, Values[Index]});
+    }
+    return Out;
+  }
+  for (const std::string &Part : split(V.GenomeKey, ',')) {
+    size_t Eq = Part.find('=');
+    if (Eq == std::string::npos || Eq == 0)
+      continue;
+    std::string Name = Part.substr(0, Eq);
+    if (Name != "file" && Name != "text")
+      Out.push_back({Name, Part.substr(Eq + 1)});
+  }
+  return Out;
+}
+
+namespace {
 
 json campaignJson(const std::optional<CampaignRow> &C) {
   if (!C)
@@ -265,27 +419,35 @@ json campaignJson(const std::optional<CampaignRow> &C) {
           {"created", C->Created}};
 }
 
+} // namespace
+
 Expected<json> reportJson(History &H) {
   std::optional<CampaignRow> Campaign;
   std::vector<EvaluatedCandidate> Evaluations;
   std::vector<KernelSummary> Kernels;
+  std::vector<LlmCallRow> Calls;
   R3_TRY(moveInto(H.campaign(), Campaign));
   R3_TRY(moveInto(H.evaluations(), Evaluations));
   R3_TRY(moveInto(summarizeKernels(H, Evaluations), Kernels));
+  R3_TRY(moveInto(H.llmCalls(), Calls));
   std::map<int64_t, const EvaluatedCandidate *> ById;
   for (const EvaluatedCandidate &E : Evaluations)
     if (E.Evaluation.Result.Verified)
       ById[E.Candidate.Id] = &E;
   json Ks = json::array();
   for (const KernelSummary &K : Kernels) {
-    Ks.push_back(kernelJson(K));
-    Ks.back()["lineage"] = lineageJson(K, ById);
+    json &KJ = Ks.emplace_back(kernelJson(K));
+    KJ["lineage"] = lineageJson(K, ById);
+    R3_TRY(moveInto(kernelLlmJson(H, K, Calls, KJ["lineage"]), KJ["llm"]));
   }
   return json{{"database", H.path()},
               {"campaign", campaignJson(Campaign)},
               {"evaluations", Evaluations.size()},
-              {"kernels", Ks}};
+              {"kernels", Ks},
+              {"llm", llmSummary(Calls)}};
 }
+
+namespace {
 
 // --- the table ---
 
@@ -382,6 +544,35 @@ void appendLineage(std::string &Out, const json &L) {
   appendf(Out, "  %-13s %s\n", "by level:", join(Levels, ", ").c_str());
 }
 
+/// "ok 3, llm_invalid 2" of the outcomes that happened.
+std::string outcomesText(const json &ByOutcome) {
+  std::vector<std::string> Parts;
+  for (const char *Outcome : LlmOutcomes)
+    if (uint64_t N = ByOutcome.value(Outcome, uint64_t(0)); N > 0)
+      Parts.push_back(Outcome + (" " + std::to_string(N)));
+  return join(Parts, ", ");
+}
+
+/// "7 calls (ok 3, timeout 1), 52100 tokens in, 8900 out".
+std::string llmCallsText(const json &L) {
+  uint64_t Calls = L["calls"];
+  std::string Text = std::to_string(Calls) + (Calls == 1 ? " call" : " calls");
+  if (Calls > 0)
+    Text += " (" + outcomesText(L["by_outcome"]) + ")";
+  return Text + ", " + std::to_string(L["tokens_in"].get<uint64_t>()) +
+         " tokens in, " + std::to_string(L["tokens_out"].get<uint64_t>()) +
+         " out";
+}
+
+/// The kernel's LLM line, when the LLM operator ran for it.
+void appendKernelLlm(std::string &Out, const json &L) {
+  if (L.is_null() || (L["calls"] == 0 && L["variants"] == 0))
+    return;
+  appendf(Out, "  %-13s %s; %llu variants%s\n", "llm:", llmCallsText(L).c_str(),
+          L["variants"].get<unsigned long long>(),
+          L["best_from_llm"].get<bool>() ? ", the best descends from one" : "");
+}
+
 void appendKernel(std::string &Out, const json &K) {
   std::string Name = K["name"], Capture = K["capture"];
   appendf(Out, "\nkernel %s (%s)\n", Name.c_str(), Capture.c_str());
@@ -403,6 +594,7 @@ void appendKernel(std::string &Out, const json &K) {
     appendBest(Out, K["best"]);
   if (K.contains("lineage") && !K["lineage"].is_null())
     appendLineage(Out, K["lineage"]);
+  appendKernelLlm(Out, K.value("llm", json()));
 }
 
 std::string reportTable(const json &J) {
@@ -418,6 +610,15 @@ std::string reportTable(const json &J) {
   std::string Db = J["database"];
   appendf(Out, "database:    %s, %llu evaluations\n", Db.c_str(),
           J["evaluations"].get<unsigned long long>());
+  const json &Llm = J["llm"];
+  if (Llm["calls"].get<uint64_t>() > 0) {
+    std::vector<std::string> Models;
+    for (const json &M : Llm["models"])
+      Models.push_back(M["model"].get<std::string>() + " " +
+                       std::to_string(M["calls"].get<uint64_t>()));
+    appendf(Out, "llm:         %s; by model: %s\n", llmCallsText(Llm).c_str(),
+            join(Models, ", ").c_str());
+  }
   for (const json &K : J["kernels"])
     appendKernel(Out, K);
   return Out;
@@ -429,17 +630,16 @@ Error writeOutput(const std::string &Text,
     std::fputs(Text.c_str(), stdout);
     return Error::success();
   }
-  std::string Tmp = temporaryPathFor(*To);
-  std::FILE *F = std::fopen(Tmp.c_str(), "w");
-  if (!F)
-    return errnoError("cannot create '" + *To + "'");
-  bool Ok = std::fwrite(Text.data(), 1, Text.size(), F) == Text.size();
-  if (std::fclose(F) != 0 || !Ok) {
-    Error E = errnoError("cannot write '" + *To + "'");
-    std::remove(Tmp.c_str());
-    return E;
-  }
-  return commitTemporary(Tmp, *To);
+  return writeFileAtomically(*To, Text);
+}
+
+Expected<std::string> renderReport(History &H, const std::string &Format) {
+  auto J = reportJson(H);
+  if (!J)
+    return J.takeError();
+  if (Format == "html")
+    return reportHtml(H, *J);
+  return Format == "json" ? J->dump(2) + "\n" : reportTable(*J);
 }
 
 int runReport(const ParsedArgs &A) {
@@ -447,17 +647,16 @@ int runReport(const ParsedArgs &A) {
     return usageError("'r3 report' takes one campaign database, got " +
                           std::to_string(A.Positional.size()),
                       "report");
-  auto Format = choiceValue(A, "--format", {"table", "json"}, "table");
+  auto Format = choiceValue(A, "--format", {"table", "json", "html"}, "table");
   if (!Format)
     return usageError(Format.error().message(), "report");
   auto H = History::open(A.Positional.front(), HistoryMode::ReadOnly);
   if (!H)
     return fail(H.error());
-  auto J = reportJson(**H);
-  if (!J)
-    return fail(J.error());
-  std::string Text = *Format == "json" ? J->dump(2) + "\n" : reportTable(*J);
-  if (Error E = writeOutput(Text, A.value("--output")))
+  auto Text = renderReport(**H, *Format);
+  if (!Text)
+    return fail(Text.error());
+  if (Error E = writeOutput(*Text, A.value("--output")))
     return fail(E);
   return ExitSuccess;
 }
@@ -466,14 +665,17 @@ int runReport(const ParsedArgs &A) {
 CommandSpec reportCommand() {
   return {"report",
           "report a campaign's baselines, best variants and failures",
-          "HISTORY.db [--format table|json] [-o FILE]",
+          "HISTORY.db [--format table|json|html] [-o FILE]",
           "Per kernel: the baseline and the best verified time, the speedup\n"
           "with its 95% confidence interval, the evaluations and failures by\n"
-          "kind, and the level, operator, settings and source variant of the\n"
-          "best candidate. The database is opened read-only, so a running\n"
-          "campaign can be reported on. docs/history-schema.md lists the JSON\n"
-          "keys.",
-          {{"--format", "", Arity::Value, "table|json",
+          "kind, the level, operator, settings and source variant of the\n"
+          "best candidate, and the LLM operator's calls. The database is\n"
+          "opened read-only, so a running campaign can be reported on.\n"
+          "docs/history-schema.md lists the JSON keys. --format html writes\n"
+          "one self-contained page with charts: the best time over\n"
+          "evaluations and over time, the speedup by level and by operator,\n"
+          "the MAP-Elites archive, failures over time and the LLM's calls.",
+          {{"--format", "", Arity::Value, "table|json|html",
             "output format (default table)"},
            {"--output", "-o", Arity::Value, "FILE",
             "write the report here instead of to stdout"}},

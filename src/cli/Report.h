@@ -5,11 +5,15 @@
 // rate) on top.
 #pragma once
 
+#include "campaign/Campaign.h"
 #include "campaign/History.h"
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace r3::cli {
@@ -25,6 +29,11 @@ struct Estimate {
 inline constexpr std::array<FailureKind, 5> ReportedFailures = {
     FailureKind::CompileError, FailureKind::InvalidLaunch, FailureKind::Crashed,
     FailureKind::Timeout, FailureKind::WrongResult};
+
+/// The outcomes of an LLM call in the order reports list them (those the
+/// history's llm_calls.outcome allows).
+inline constexpr std::array<const char *, 6> LlmOutcomes = {
+    "ok", "llm_invalid", "http_error", "timeout", "bad_response", "cancelled"};
 
 struct KernelSummary {
   KernelRow Kernel;
@@ -50,6 +59,28 @@ struct KernelSummary {
 Expected<std::vector<KernelSummary>>
 summarizeKernels(History &H,
                  const std::vector<EvaluatedCandidate> &Evaluations);
+
+/// The report as one JSON object: the keys docs/history-schema.md lists.
+Expected<nlohmann::json> reportJson(History &H);
+
+/// Calls, tokens, latency and outcomes of LLM calls, and the same per model:
+/// {calls, tokens_in, tokens_out, latency_ms_total, latency_ms_median,
+/// by_outcome, models: [{model, ...}]}.
+nlohmann::json llmSummary(const std::vector<LlmCallRow> &Calls);
+
+/// The campaign file stored in the history, parsed against the folder r3 runs
+/// in, else against the history's folder. It fails where the files it names
+/// (captures, sources) are not found there, or when another r3 version wrote
+/// it.
+Expected<Campaign> storedCampaign(const CampaignRow &Row,
+                                  const std::string &HistoryPath);
+/// The campaign's spec of a kernel, if it has one of that name.
+const KernelSpec *findKernelSpec(const Campaign &C, const std::string &Name);
+/// A variant's knobs as NAME, VALUE pairs: its genome's indexes into the
+/// campaign's knob domains, or (without a campaign) the pairs its genome key
+/// names ("file=0,TILE=16" gives TILE, 16).
+std::vector<std::pair<std::string, std::string>>
+variantKnobs(const KernelSpec *Spec, const VariantRow &V);
 
 /// "1.234 ms" with four significant digits; "-" for none.
 std::string formatMs(std::optional<double> Ms);

@@ -25,6 +25,24 @@ Error commitTemporary(const std::string &Path, const std::string &Final) {
   return Error::success();
 }
 
+Error writeFileAtomically(const std::string &Path, std::string_view Text) {
+  std::string Tmp = temporaryPathFor(Path);
+  std::FILE *F = std::fopen(Tmp.c_str(), "w");
+  if (!F)
+    return errnoError("cannot create '" + Path + "'");
+  bool Ok = std::fwrite(Text.data(), 1, Text.size(), F) == Text.size();
+  if (std::fclose(F) != 0 || !Ok) {
+    Error E = errnoError("cannot write '" + Path + "'");
+    std::remove(Tmp.c_str());
+    return E;
+  }
+  if (Error E = commitTemporary(Tmp, Path)) {
+    std::remove(Tmp.c_str());
+    return E;
+  }
+  return Error::success();
+}
+
 bool pathExists(const std::string &Path) {
   struct stat St;
   return ::stat(Path.c_str(), &St) == 0;

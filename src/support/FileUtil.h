@@ -6,6 +6,7 @@
 #include "support/Error.h"
 
 #include <string>
+#include <string_view>
 
 namespace r3 {
 
@@ -14,6 +15,10 @@ std::string temporaryPathFor(const std::string &Final);
 
 /// Flushes Path's data to disk (fsync) and renames it to Final atomically.
 Error commitTemporary(const std::string &Path, const std::string &Final);
+
+/// Writes Text to a temporary file beside Path and renames it into place:
+/// Path holds either its old contents or all of Text, never a part.
+Error writeFileAtomically(const std::string &Path, std::string_view Text);
 
 /// Whether a file or directory exists at Path.
 bool pathExists(const std::string &Path);

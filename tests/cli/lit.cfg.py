@@ -42,6 +42,12 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 # GPU tests need a device; CPU-only machines skip them visibly (UNSUPPORTED).
 if shutil.which("nvidia-smi") and os.path.exists("/dev/nvidia0"):
     config.available_features.add("gpu")
+# The HTML report is opened in headless Chromium (Debian's chromium package,
+# scripts/install-deps); without it those tests are skipped visibly.
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+    config.substitutions.append(
+        ("%chromium", "chromium --headless --no-sandbox --disable-gpu"))
 # Sanitizer builds of r3 (scripts/check's second build).
 if config.r3_sanitize:
     config.available_features.add("asan")

@@ -34,3 +34,23 @@ for f in lin["by_level"].values():
 if abs(prod - k["speedup"]) > 1e-6 * k["speedup"] or abs(by - prod) > 1e-6 * prod:
     sys.exit("FAIL: lineage factors %r do not give the speedup %r" % (lin, k["speedup"]))
 print("lineage: %s" % ", ".join("%s %.3gx" % kv for kv in sorted(lin["by_level"].items())))
+# by_operator splits the same product by operator.
+byop = 1.0
+for f in lin["by_operator"].values():
+    byop *= f
+if abs(byop - prod) > 1e-6 * prod:
+    sys.exit("FAIL: by_operator %r does not give the speedup %r" % (lin["by_operator"], prod))
+# The LLM's calls: per kernel and over the campaign, with every outcome
+# counted (zeros where the campaign has no LLM operator).
+outcomes = {"ok", "llm_invalid", "http_error", "timeout", "bad_response", "cancelled"}
+for where, llm in (("kernel", k["llm"]), ("campaign", data["llm"])):
+    for key in ("calls", "tokens_in", "tokens_out", "latency_ms_total", "by_outcome"):
+        if key not in llm:
+            sys.exit("FAIL: %s llm has no %r: %r" % (where, key, llm))
+    if set(llm["by_outcome"]) != outcomes or sum(llm["by_outcome"].values()) != llm["calls"]:
+        sys.exit("FAIL: %s llm outcomes %r do not count its calls" % (where, llm))
+if not isinstance(k["llm"]["best_from_llm"], bool) or k["llm"]["variants"] < 0:
+    sys.exit("FAIL: kernel llm %r" % k["llm"])
+if sum(m["calls"] for m in data["llm"]["models"]) != data["llm"]["calls"]:
+    sys.exit("FAIL: the models' calls do not add up: %r" % data["llm"])
+print("llm: %d calls" % k["llm"]["calls"])
