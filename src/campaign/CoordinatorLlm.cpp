@@ -7,6 +7,7 @@
 #include "campaign/Coordinator.h"
 
 #include "campaign/Identity.h"
+#include "support/Diff.h"
 #include "support/StringUtil.h"
 
 #include <algorithm>
@@ -282,11 +283,14 @@ std::string Coordinator::failuresFor(const KernelState &K,
 }
 
 std::string Coordinator::bestFacts(const KernelState &K, int64_t Parent) const {
-  const VariantState *Best = nullptr;
-  for (const VariantState &V : K.Variants)
+  const VariantState *Best = nullptr, *Mine = nullptr;
+  for (const VariantState &V : K.Variants) {
     if (!V.Recorded && V.BestMs && (!Best || *V.BestMs < *Best->BestMs))
       Best = &V;
-  if (!Best || Best->Id == Parent)
+    if (V.Id == Parent)
+      Mine = &V;
+  }
+  if (!Best || !Mine || Best->Id == Parent)
     return "";
   std::string Out = "It takes " + ms(*Best->BestMs);
   if (auto Base = K.baselineMs()) {
@@ -295,10 +299,23 @@ std::string Coordinator::bestFacts(const KernelState &K, int64_t Parent) const {
                   *Base / *Best->BestMs);
     Out += Buf;
   }
-  std::string File = K.Model.Files.at(Best->Genome.File);
-  std::string Lang = languageOf(File, C.Target);
-  return Out + ". Its source:\n```" + fenceOf(Lang) + "\n" +
-         clip(Best->Text, 12000) + "```\n";
+  // What distinguishes it: its knobs, and its text as a diff against this
+  // source (short where the two are close, which is where it helps most).
+  std::vector<std::string> Knobs;
+  for (size_t I = 0; I < K.Model.Knobs.size() && I < Best->Genome.Knobs.size();
+       ++I)
+    if (I >= Mine->Genome.Knobs.size() ||
+        Best->Genome.Knobs[I] != Mine->Genome.Knobs[I])
+      Knobs.push_back("-D" + K.Model.Knobs[I].Name + "=" +
+                      K.Model.Knobs[I].Values.at(Best->Genome.Knobs[I]));
+  if (!Knobs.empty())
+    Out += "; it compiles with " + join(Knobs, " ");
+  std::string Diff =
+      unifiedDiff(Mine->Text, Best->Text, "this source", "the best");
+  if (Diff.empty())
+    return Out + "; its text is this source's.\n";
+  return Out + ". It differs from this source as follows:\n```diff\n" +
+         clip(Diff, 12000) + "```\n";
 }
 
 Expected<llm::ParentFacts>
