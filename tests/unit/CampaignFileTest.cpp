@@ -571,3 +571,40 @@ modle = "x"
   CHECK(M.find("prompts/mutate.txt:2: unknown placeholder '{{sourse}}'; "
                "known: kernel,") != std::string::npos);
 }
+
+TEST_CASE("the reference campaign's [llm] section is valid uncommented",
+          "[campaign][llm]") {
+  Folder F;
+  F.touch("matmul.h5");
+  F.touch("matmul.c");
+  std::string Text = readText(std::string(R3_TEST_SHARE) + "/campaign.toml");
+  // Uncomment "# [llm]" and every "# key = value" after it, but only one of
+  // model and models; the llm operator joins the others.
+  std::string Out;
+  bool InLlm = false;
+  for (const std::string &L : lines(Text)) {
+    InLlm |= L == "# [llm]";
+    bool Setting = L.size() > 2 && L.starts_with("# ") &&
+                   (L == "# [llm]" || L.find(" = ") != std::string::npos) &&
+                   (std::islower((unsigned char)L[2]) || L[2] == '[') &&
+                   !L.starts_with("# models");
+    Out += (InLlm && Setting ? L.substr(2) : L) + "\n";
+  }
+  size_t Ops = Out.find("operators = { knob = 0.7, crossover = 0.3 }");
+  REQUIRE(Ops != std::string::npos);
+  Out.replace(Ops, 43, "operators = { knob = 0.5, llm = 0.5 }");
+  REQUIRE(Out.find("\n[llm]\n") != std::string::npos);
+  fs::create_directories(F.Dir / "my-prompts");
+  std::ofstream(F.Dir / "my-prompts" / "system.txt") << "s\n";
+  std::ofstream(F.Dir / "my-prompts" / "mutate.txt") << "{{source}}\n";
+  auto C = parse(F, Out);
+  INFO((C ? "" : C.error().message()));
+  REQUIRE(C);
+  CHECK(C->Llm.Given);
+  CHECK(C->Llm.Endpoint == "http://127.0.0.1:8000/v1");
+  CHECK(C->Llm.Models.size() == 1);
+  CHECK(C->Llm.ApiKeyEnv == "OPENAI_API_KEY");
+  CHECK(C->Llm.TimeoutSeconds == 120);
+  CHECK(C->Llm.MaxCalls == 200);
+  CHECK(C->Llm.Prompts == F.path("my-prompts"));
+}

@@ -22,6 +22,9 @@ def main():
     best = k["best"]
     print("best operator:", best["variant"]["operator"] if best["variant"]
           else "recorded")
+    print("best from llm in the report:",
+          "yes" if k["llm"]["best_from_llm"] and
+          k["lineage"]["by_operator"].get("llm", 0) > 1 else "no")
     print("faster:", "yes" if k["speedup"] and k["speedup"] > 1 else "no")
 
     calls = con.execute("SELECT id, outcome, reason, attempts, variant_id, "
