@@ -229,11 +229,14 @@ static std::string llmText(const Campaign &C) {
   char Share[48];
   std::snprintf(Share, sizeof Share, "%.0f%% of the children",
                 Total > 0 ? 100 * Rate / Total : 0.0);
+  // Budgets are exact counts, not space sizes: no rounding.
+  auto count = [](uint64_t N, const char *One, const char *Many) {
+    return std::to_string(N) + " " + (N == 1 ? One : Many);
+  };
   std::string Budget =
-      (L.MaxCalls ? plural(double(L.MaxCalls), "call", "calls")
-                  : "no call limit") +
-      ", " +
-      (L.MaxTotalTokens ? plural(double(L.MaxTotalTokens), "token", "tokens")
+      (L.MaxCalls ? count(L.MaxCalls, "call", "calls") : "no call limit") +
+      std::string(", ") +
+      (L.MaxTotalTokens ? count(L.MaxTotalTokens, "token", "tokens")
                         : "no token limit");
   return "llm: " + join(Models, ", ") + " at " + L.Endpoint + ", " +
          std::to_string(L.Concurrency) + " in flight, " + Share + "; " +
