@@ -2,7 +2,9 @@
 """Checks an LLM campaign (tune-llm.test) from its history, its report and
 the test server's log, printing one line per fact for FileCheck.
 
-  check-llm.py HISTORY.db REPORT.json SERVER.jsonl KEY FILE...
+  check-llm.py [--after=N] HISTORY.db REPORT.json SERVER.jsonl KEY FILE...
+
+SERVER.jsonl is the log of the first run's server (the scripted faults).
 
 FILEs are everything r3 wrote (database files, logs, reports): the API key
 must be in none of them.
@@ -14,8 +16,14 @@ import sys
 
 
 def main():
-    db, report_path, server_log, key = sys.argv[1:5]
-    files = sys.argv[5:]
+    args = sys.argv[1:]
+    # --after=N: judge the feeding back of failures on calls after the N-th
+    # only (those of a resumed run, made once every failure was committed).
+    after = 0
+    if args and args[0].startswith("--after="):
+        after = int(args.pop(0)[len("--after="):])
+    db, report_path, server_log, key = args[:4]
+    files = args[4:]
     con = sqlite3.connect(db)
     report = json.load(open(report_path))
     k = report["kernels"][0]
@@ -58,12 +66,26 @@ def main():
         "v.id = c.variant_id WHERE v.operator = 'llm' AND e.verified = 0"
     ).fetchall()
     print("llm variant failures:", " ".join(sorted(set(f[0] for f in fails))))
-    # Fed back: a call started after a failure was committed, from the same
-    # lineage, carries it in its prompt.
+    # Fed back: a call started after a failure was committed, whose parent
+    # descends from (or is) the failed child's parent, carries the failure
+    # in its prompt.
+    parents_of = {r[0]: json.loads(r[1]) for r in
+                  con.execute("SELECT id, parents_json FROM variants")}
+
+    def lineage(v):
+        seen, todo = set(), [v]
+        while todo:
+            x = todo.pop()
+            if x not in seen:
+                seen.add(x)
+                todo += parents_of.get(x, [])
+        return seen
+
     fed, later = 0, 0
     for kind, finished, parents in fails:
         for c in calls:
-            if c[7] > finished + 0.5 and c[5] in json.loads(parents):
+            if (c[0] > after and c[7] > finished and
+                    lineage(c[5]) & set(json.loads(parents))):
                 later += 1
                 text = con.execute("SELECT text FROM prompts WHERE hash = ?",
                                    (c[6],)).fetchone()[0]
