@@ -526,6 +526,16 @@ Expected<std::optional<InFlight>> Coordinator::innerJob(KernelState &K) {
   return std::optional<InFlight>();
 }
 
+/// The candidate a new variant derives from: its first parent's best (or
+/// its source candidate), which the report's lineage follows.
+static std::optional<int64_t> parentCandidate(const KernelState &K,
+                                              const VariantState &V) {
+  for (const VariantState &P : K.Variants)
+    if (!V.Parents.empty() && P.Id == V.Parents.front())
+      return P.BestCandidate ? P.BestCandidate : P.SourceCandidate;
+  return std::nullopt;
+}
+
 unsigned KernelState::openVariants() const {
   unsigned N = 0;
   for (const VariantState &V : Variants)
@@ -564,13 +574,10 @@ Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
   }
   std::optional<InFlight> First;
   for (VariantState *V : Made) {
-    std::optional<int64_t> Parent;
-    for (const VariantState &P : K.Variants)
-      if (!V->Parents.empty() && P.Id == V->Parents.front())
-        Parent = P.BestCandidate ? P.BestCandidate : P.SourceCandidate;
     std::optional<InFlight> F;
-    R3_TRY(moveInto(
-        candidateJob(K, *V, "source", V->Operator, Parent, std::nullopt), F));
+    R3_TRY(moveInto(candidateJob(K, *V, "source", V->Operator,
+                                 parentCandidate(K, *V), std::nullopt),
+                    F));
     if (F && !First)
       First = std::move(F);
     else if (F) // more children than asked for (asynchronous operators)
@@ -635,7 +642,8 @@ Expected<std::optional<InFlight>> Coordinator::requeued() {
   F.Variant = &V;
   if (Q.Row.Id == 0) { // a child made beside the one dispatched
     F.Level = "source";
-    return candidateJob(K, V, "source", V.Operator, std::nullopt, std::nullopt);
+    return candidateJob(K, V, "source", V.Operator, parentCandidate(K, V),
+                        std::nullopt);
   }
   F.Candidate = Q.Row.Id;
   F.Level = Q.Row.Level;

@@ -33,6 +33,8 @@ def main():
     print("best from llm in the report:",
           "yes" if k["llm"]["best_from_llm"] and
           k["lineage"]["by_operator"].get("llm", 0) > 1 else "no")
+    print("lineage:", " -> ".join("%s %s" % (st["level"], st["operator"])
+                                  for st in k["lineage"]["steps"]))
     print("faster:", "yes" if k["speedup"] and k["speedup"] > 1 else "no")
 
     calls = con.execute("SELECT id, outcome, reason, attempts, variant_id, "
