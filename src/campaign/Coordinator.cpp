@@ -552,7 +552,7 @@ Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
   std::vector<search::Offspring> Kids = K.Evo->ready();
   if (!K.Llm || K.Llm->inFlight() < std::max(1u, C.Llm.Concurrency)) {
     K.Evo->request(1);
-    noteLlmStop();
+    noteLlmStop(K);
     for (search::Offspring &Kid : K.Evo->ready())
       Kids.push_back(std::move(Kid));
   }

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,7 @@ struct KernelState {
   std::unique_ptr<llm::LlmContext> LlmFacts;
   std::vector<LineageFailure> LineageFailures;
   std::string LaunchFacts; ///< the recorded launch, described for prompts
+  std::set<std::string> LlmDeclines; ///< reasons already told
 
   std::optional<double> baselineMs() const;
   /// Variants whose inner loop has not ended.
@@ -154,7 +156,7 @@ private:
   // CoordinatorLlm.cpp: the LLM operator's session and its records.
   Error startLlm();
   void attachLlm(KernelState &K, double Rate);
-  void noteLlmStop();
+  void noteLlmStop(KernelState &K);
   Error recordLlmCalls(KernelState &K,
                        const std::map<uint64_t, int64_t> &TagToVariant);
   Error rebuildLlm(KernelState &K);

@@ -184,7 +184,14 @@ Error Coordinator::startLlm() {
   return Error::success();
 }
 
-void Coordinator::noteLlmStop() {
+void Coordinator::noteLlmStop(KernelState &K) {
+  // A parent the operator cannot describe (its source no longer defines the
+  // kernel, say) declines that request only; each reason is told once.
+  if (K.Llm && !K.Llm->lastDecline().empty() && Llm &&
+      Llm->unavailable().empty() &&
+      K.LlmDeclines.insert(K.Llm->lastDecline()).second)
+    Notes.push_back(K.Spec->Name + ": the llm operator declined a request: " +
+                    K.Llm->lastDecline());
   if (!Llm || LlmStopNoted)
     return;
   if (std::string Why = Llm->unavailable(); !Why.empty()) {
@@ -384,7 +391,7 @@ Error Coordinator::pumpLlm() {
     if (K.Llm->inFlight() < Room && K.Evo->archive().best() &&
         K.openVariants() < Workers + Room) {
       K.Evo->request(1);
-      noteLlmStop();
+      noteLlmStop(K);
       for (search::Offspring &Kid : K.Evo->ready())
         Kids.push_back(std::move(Kid));
     }
