@@ -132,6 +132,11 @@ Expected<json> statusJson(History &H, double Now) {
     Recent += Live[K.Kernel.Id].Recent;
   }
   double PerMinute = Recent * 60.0 / Window;
+  std::vector<LlmCallRow> Calls;
+  R3_TRY(moveInto(H.llmCalls(), Calls));
+  json Llm = Calls.empty() ? json(nullptr) : llmSummary(Calls);
+  if (!Llm.is_null())
+    Llm.erase("models");
   return json{{"database", H.path()},
               {"campaign", campaignPart(Campaign)},
               {"state", Campaign ? json(Campaign->State) : json(nullptr)},
@@ -142,6 +147,7 @@ Expected<json> statusJson(History &H, double Now) {
               {"eta_seconds", etaJson(Campaign, Es.size(), Budget, PerMinute)},
               {"in_flight", InFlight},
               {"last_event", eventJson(Last)},
+              {"llm", Llm},
               {"kernels", Ks}};
 }
 
@@ -200,6 +206,17 @@ void printHeader(const json &J, double Now) {
   }
   printProgress(J);
   std::printf("in flight:   %llu\n", J["in_flight"].get<unsigned long long>());
+  if (const json &L = J["llm"]; !L.is_null()) {
+    std::string Outcomes;
+    for (const auto &[Name, N] : L["by_outcome"].items())
+      if (N.get<uint64_t>())
+        Outcomes += (Outcomes.empty() ? "" : ", ") + Name + " " +
+                    std::to_string(N.get<uint64_t>());
+    std::printf("llm:         %llu calls (%s), %llu tokens in, %llu out\n",
+                L["calls"].get<unsigned long long>(), Outcomes.c_str(),
+                L["tokens_in"].get<unsigned long long>(),
+                L["tokens_out"].get<unsigned long long>());
+  }
   const json &E = J["last_event"];
   if (!E.is_null()) {
     std::string Kind = E["kind"], Message = E["message"];
