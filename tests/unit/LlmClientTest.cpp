@@ -263,6 +263,21 @@ TEST_CASE("llm: a completion brings its content, model and token usage",
   CHECK(E["auth"] == "missing"); // no key, no Authorization header
 }
 
+TEST_CASE("llm: a key that occurs in its own replacement is redacted once",
+          "[llm]") {
+  // "k" is in "[api key]": the redaction must go on past each replacement
+  // rather than find its own mark again (it once looped for ever).
+  json Script = json::parse(R"({"replies": [{"content": "keep kk"}]})");
+  TestServer S(Script.dump(), "k");
+  ClientOptions O = optionsFor(S.endpoint());
+  O.ApiKey = "k";
+  O.Retries = 0;
+  auto C = makeClient(O);
+  ChatResult R = callOnce(*C, 1);
+  CHECK(R.Outcome == CallOutcome::Ok);
+  CHECK(R.Content == "[api key]eep [api key][api key]");
+}
+
 TEST_CASE("llm: the API key reaches the server and no result", "[llm]") {
   json Script = json::parse(R"({"replies": [{"content": ""}, {"status": 401},
                                           {"truncate": true, "content": ""}],

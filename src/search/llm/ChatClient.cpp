@@ -312,8 +312,12 @@ ChatResult ChatClient::Impl::resultOf(const Call &C, CallOutcome O) const {
 std::string ChatClient::Impl::redact(std::string S) const {
   if (Opts.ApiKey.empty())
     return S;
-  for (size_t At; (At = S.find(Opts.ApiKey)) != std::string::npos;)
-    S.replace(At, Opts.ApiKey.size(), "[api key]");
+  // The search goes on after each replacement: a key that occurs in the
+  // replacement text itself (a one-letter key, say) must not loop.
+  static constexpr std::string_view Mark = "[api key]";
+  for (size_t At = S.find(Opts.ApiKey); At != std::string::npos;
+       At = S.find(Opts.ApiKey, At + Mark.size()))
+    S.replace(At, Opts.ApiKey.size(), Mark);
   return S;
 }
 
