@@ -169,10 +169,15 @@ Error subscribe() {
   R3_TRY(check(cuptiEnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                    CUPTI_CBID_RESOURCE_MODULE_LOADED),
                "cuptiEnableCallback"));
-  R3_TRY(check(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted),
-               "cuptiActivityRegisterCallbacks"));
-  return check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
-               "cuptiActivityEnable");
+  return Error::success();
+}
+
+/// Durations through the activity API. Optional: where CUPTI cannot trace
+/// activity (some sandboxes), launches are recorded with unknown durations.
+void enableActivity() {
+  if (cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) ==
+      CUPTI_SUCCESS)
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 }
 
 std::string display(const std::string &Name) {
@@ -279,7 +284,9 @@ Error start(RecordEnv Env) {
   if (!Selector)
     return Selector.takeError();
   State->Selector = std::move(*Selector);
-  return subscribe();
+  R3_TRY(subscribe());
+  enableActivity();
+  return Error::success();
 }
 
 int initialize() {

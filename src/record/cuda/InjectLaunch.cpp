@@ -36,7 +36,8 @@ Expected<KernelState *> stateOf(CUfunction F) {
     return It->second.get();
   auto K = std::make_unique<KernelState>();
   K->Id = reinterpret_cast<uint64_t>(F);
-  R3_TRY(moveInto(kernelName(F), K->Name));
+  R3_TRY(moveInto(contextFunction(F), K->Function));
+  R3_TRY(moveInto(kernelName(K->Function), K->Name));
   bool ListAll =
       State->Env.Mode == RecordMode::List && State->Env.Patterns.empty();
   K->Selected = ListAll || State->Selector.selects(K->Name);
@@ -67,7 +68,7 @@ Error announce(KernelState &K, CUfunction F) {
   LoadedModule *M = State->Modules.moduleOf(K.Name);
   if (!M)
     return makeError("no module image the application loaded defines '", K.Name,
-                     "' (CUPTI reported none that does)");
+                     "' (CUPTI reported ", State->Modules.describe(), ")");
   R3_TRY(sendModule(*M));
   R3_TRY(moveInto(paramLayout(F), K.Params));
   R3_TRY(moveInto(resolveGlobals(F, *M), K.Globals));
@@ -126,7 +127,7 @@ Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal) {
   if (C.Refusal == Unsupported::ClusterDims)
     return refuse(K, Ordinal, "a launch with thread block clusters");
   R3_TRY(helloLocked());
-  R3_TRY(announce(K, C.Function));
+  R3_TRY(announce(K, K.Function));
   LaunchMsg Launch;
   R3_TRY(moveInto(launchMessage(K, C, Ordinal), Launch));
   R3_TRY(synchronize());

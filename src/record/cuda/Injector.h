@@ -24,7 +24,8 @@ namespace r3::cuda {
 
 /// What the library knows about one kernel (one CUfunction).
 struct KernelState {
-  uint64_t Id = 0; ///< the CUfunction's address: the stream's kernel id
+  uint64_t Id = 0; ///< the launch handle's address: the stream's kernel id
+  CUfunction Function = nullptr; ///< the context's function (contextFunction)
   std::string Name;
   bool Selected = false;
   uint64_t Launches = 0;

@@ -85,6 +85,16 @@ bool decodeLaunch(CUpti_CallbackId Cbid, const void *Params, LaunchCall &Out) {
   }
 }
 
+Expected<CUfunction> contextFunction(CUfunction Handle) {
+  const char *Name = nullptr;
+  if (cuFuncGetName(&Name, Handle) == CUDA_SUCCESS)
+    return Handle;
+  CUfunction F = nullptr;
+  R3_TRY(check(cuKernelGetFunction(&F, reinterpret_cast<CUkernel>(Handle)),
+               "cuKernelGetFunction"));
+  return F;
+}
+
 Expected<std::string> kernelName(CUfunction F) {
   const char *Name = nullptr;
   R3_TRY(check(cuFuncGetName(&Name, F), "cuFuncGetName"));

@@ -36,6 +36,11 @@ const std::vector<CUpti_CallbackId> &launchCallbacks();
 /// Decodes a launch callback's parameters; false for other callbacks.
 bool decodeLaunch(CUpti_CallbackId Cbid, const void *Params, LaunchCall &Out);
 
+/// The context's CUfunction for a launch's handle: cudart passes library
+/// kernels (CUkernel, accepted by cuLaunchKernel in place of a CUfunction),
+/// which the cuFunc* queries reject, so those are mapped with
+/// cuKernelGetFunction.
+Expected<CUfunction> contextFunction(CUfunction Handle);
 /// The kernel's mangled name (cuFuncGetName).
 Expected<std::string> kernelName(CUfunction F);
 /// Each parameter's offset and size (cuFuncGetParamInfo), in order.

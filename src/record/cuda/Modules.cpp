@@ -32,6 +32,19 @@ LoadedModule *ModuleTable::moduleOf(const std::string &Name) {
   return nullptr;
 }
 
+std::string ModuleTable::describe() {
+  std::lock_guard<std::mutex> L(Lock);
+  size_t Bad = 0;
+  std::string FirstError;
+  for (const auto &M : Modules)
+    if (!M->ParseError.empty() && Bad++ == 0)
+      FirstError = M->ParseError;
+  std::string Out = std::to_string(Modules.size()) + " module images";
+  if (Bad)
+    Out += ", " + std::to_string(Bad) + " unreadable (" + FirstError + ")";
+  return Out;
+}
+
 Expected<std::vector<GlobalInfo>> resolveGlobals(CUfunction F,
                                                  const LoadedModule &M) {
   CUmodule Module = nullptr;

@@ -34,6 +34,8 @@ public:
   /// The most recently loaded module whose image defines the kernel Name, or
   /// null. The pointer stays valid: modules are never dropped.
   LoadedModule *moduleOf(const std::string &Name);
+  /// "3 module images, 1 unreadable (cubin: not an ELF image)", for messages.
+  std::string describe();
 
 private:
   std::mutex Lock;
