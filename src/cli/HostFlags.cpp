@@ -4,6 +4,7 @@
 // quotes; a --kernel pattern that is not is refused with a way out (\s).
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
+#include "cli/Installed.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -13,17 +14,13 @@
 
 namespace r3::cli {
 
-namespace {
 namespace fs = std::filesystem;
 
-/// A file r3 installs in its library directory, and the target building it.
-struct Installed {
-  const char *File, *What, *Target;
-};
+namespace {
 const Installed Plugin{"r3-host-plugin.so", "pass plugin", "r3-host-plugin"};
 const Installed Runtime{"libr3-host-rt.so", "host runtime", "r3-host-rt"};
 
-/// Where r3 keeps its plugin and runtime: <dir of r3>/../lib/r3.
+/// Where r3 keeps its plugin and runtimes: <dir of r3>/../lib/r3.
 Expected<fs::path> pkgLibDir() {
   std::error_code EC;
   fs::path Exe = fs::read_symlink("/proc/self/exe", EC);
@@ -42,7 +39,8 @@ bool splitsOrQuotes(const std::string &S) {
   return S.find_first_of(" \t\n\v\f\r'\"`") != std::string::npos;
 }
 
-/// The path of F, which must exist.
+} // namespace
+
 Expected<std::string> installedFile(const Installed &F) {
   auto Dir = pkgLibDir();
   if (!Dir)
@@ -61,6 +59,7 @@ Expected<std::string> installedFile(const Installed &F) {
   return P.string();
 }
 
+namespace {
 Error checkPattern(const std::string &P) {
   if (P.empty())
     return Error::make("--kernel expects a regular expression, got ''");

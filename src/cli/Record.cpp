@@ -6,11 +6,13 @@
 // is `r3: error: <why>`, exit 1 and no capture file.
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
+#include "cli/Installed.h"
 #include "record/AppBackend.h"
 #include "record/CaptureSink.h"
 #include "record/Launcher.h"
 #include "record/OutputPath.h"
 #include "record/RecordEnv.h"
+#include "record/cuda/DriverProbe.h"
 #include "support/Demangle.h"
 #include "support/StringUtil.h"
 
@@ -27,10 +29,16 @@ namespace {
 /// How receiveCapture says the stream ended without Done.
 constexpr std::string_view StreamEndedEarly =
     "the recorded process ended before recording finished";
+/// ... and how it says that nothing at all came.
+constexpr std::string_view NothingSent =
+    "the recorded process ended before recording finished, without sending "
+    "anything";
 
 /// A validated `r3 record` command line.
 struct RecordPlan {
   RecordEnv Env;
+  Backend Source = Backend::Host;
+  std::string Injection;     ///< CUDA: the injection library's path
   std::string OutputPattern; ///< empty with --list
   std::string Program;       ///< the resolved application path
   std::vector<std::string> Argv;
@@ -49,27 +57,43 @@ Expected<uint64_t> parseMaxBytes(const std::string &Text) {
                      Text + "'");
 }
 
-Error checkBackend(const ParsedArgs &A, const std::string &Program) {
+Expected<Backend> chosenBackend(const ParsedArgs &A,
+                                const std::string &Program) {
   auto Chosen = choiceValue(A, "--backend", {"cuda", "host"}, "");
   if (!Chosen)
     return Chosen.takeError();
   if (*Chosen == "host")
-    return Error::success();
+    return Backend::Host;
   if (*Chosen == "cuda")
-    return Error::make("the CUDA backend of 'r3 record' is not built yet in "
-                       "this r3; only --backend host works");
+    return Backend::Cuda;
   auto Facts = readElfFacts(Program);
   if (!Facts)
     return Facts.takeError();
-  if (detectBackend(*Facts) == Backend::Host)
+  return detectBackend(*Facts);
+}
+
+#ifdef R3_HAVE_CUDA
+const Installed Injection{"libr3-cuda-inject.so", "CUDA injection library",
+                          "r3-cuda-inject"};
+#endif
+
+/// Which backend records the application, and with what.
+Error planBackend(const ParsedArgs &A, RecordPlan &P) {
+  R3_TRY(moveInto(chosenBackend(A, P.Program), P.Source));
+  if (P.Source == Backend::Host)
     return Error::success();
+#ifdef R3_HAVE_CUDA
+  return moveInto(installedFile(Injection), P.Injection);
+#else
   return makeError(
-      "'", Program,
-      "' is not instrumented for the host backend (it neither links "
-      "libr3-host-rt.so nor refers to __r3_host_register_unit), so it would be "
-      "recorded with the CUDA backend, which is not built yet in this r3; "
-      "build it with $(r3 host-flags --kernel REGEX) and $(r3 host-flags "
-      "--libs), or pass --backend host");
+      "'", P.Program,
+      "' would be recorded with the CUDA backend (it is not instrumented for "
+      "the host backend: it neither links libr3-host-rt.so nor refers to "
+      "__r3_host_register_unit), but this r3 was built without CUDA; rebuild "
+      "r3 with the CUDA toolkit, or build the application with $(r3 "
+      "host-flags --kernel REGEX) and $(r3 host-flags --libs) and pass "
+      "--backend host");
+#endif
 }
 
 /// Checks the options that do not depend on the application.
@@ -129,7 +153,33 @@ std::string launchCount(uint64_t N) {
   return std::to_string(N) + (N == 1 ? " launch" : " launches");
 }
 
-void printList(const std::vector<wire::KernelStatsMsg> &Kernels) {
+std::string dims(const Dim3 &D) {
+  return "(" + std::to_string(D[0]) + "," + std::to_string(D[1]) + "," +
+         std::to_string(D[2]) + ")";
+}
+
+/// "12.3 us", or "-" when no launch was timed.
+std::string meanDuration(const wire::KernelStatsMsg &K) {
+  if (K.TimedLaunches == 0)
+    return "-";
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.1f us",
+                K.TotalNs / 1000.0 / K.TimedLaunches);
+  return Buf;
+}
+
+/// "(grid) (block) " in two columns of 17 characters.
+std::string shape(const wire::KernelStatsMsg &K) {
+  std::string S = dims(K.Grid);
+  S.resize(std::max<size_t>(S.size() + 1, 17), ' ');
+  S += dims(K.Block);
+  S.resize(std::max<size_t>(S.size() + 1, 34), ' ');
+  return S;
+}
+
+/// The kernel list; CUDA kernels also show their first launch's grid and
+/// block (host kernels have none).
+void printList(const std::vector<wire::KernelStatsMsg> &Kernels, Backend B) {
   std::vector<std::string> Names;
   size_t Width = 6;
   for (const auto &K : Kernels) {
@@ -137,16 +187,18 @@ void printList(const std::vector<wire::KernelStatsMsg> &Kernels) {
     Width = std::max(Width, Names.back().size());
   }
   int W = static_cast<int>(Width);
-  std::printf("%-*s  %10s  %s\n", W, "kernel", "launches", "mean duration");
+  bool Cuda = B == Backend::Cuda;
+  std::printf("%-*s  %10s  %s%s\n", W, "kernel", "launches",
+              Cuda ? "grid             block            " : "",
+              "mean duration");
   for (size_t I = 0; I < Kernels.size(); ++I) {
-    double MeanUs = Kernels[I].Launches
-                        ? Kernels[I].TotalNs / 1000.0 / Kernels[I].Launches
-                        : 0.0;
-    std::printf("%-*s  %10llu  %.1f us\n", W, Names[I].c_str(),
-                static_cast<unsigned long long>(Kernels[I].Launches), MeanUs);
+    std::string Shape = Cuda ? shape(Kernels[I]) : "";
+    std::printf("%-*s  %10llu  %s%s\n", W, Names[I].c_str(),
+                static_cast<unsigned long long>(Kernels[I].Launches),
+                Shape.c_str(), meanDuration(Kernels[I]).c_str());
   }
   if (Kernels.empty())
-    std::printf("(no instrumented kernel ran)\n");
+    std::printf(Cuda ? "(no kernel ran)\n" : "(no instrumented kernel ran)\n");
 }
 
 /// The result of receiving: a capture's statistics, or the list.
@@ -181,10 +233,25 @@ int applicationExit(const ExitStatus &S, const std::string &App) {
   return 128 + S.Code;
 }
 
+/// A CUDA application that sent nothing never had r3's library loaded by
+/// the driver: say whether the driver could not start, or CUDA was not used.
+std::string explainNothingSent(const RecordPlan &P) {
+  std::string Written = P.Env.Mode == RecordMode::List ? "nothing was recorded"
+                                                       : "no capture written";
+  if (Error E = probeCudaDriver())
+    return E.message() + "; " + Written;
+  return "'" + P.Argv.front() +
+         "' ended without initializing CUDA, so the driver never loaded r3's "
+         "injection library (does it launch kernels, with these arguments?); " +
+         Written;
+}
+
 int report(const Received &R, const RecordPlan &P, const std::string &Path,
            const ExitStatus &S) {
   if (R.Failure) {
     std::string Why = R.Failure.message();
+    if (P.Source == Backend::Cuda && Why.starts_with(NothingSent))
+      Why = explainNothingSent(P);
     if (S.How == ExitStatus::Kind::Signaled &&
         Why.starts_with(StreamEndedEarly))
       Why = "'" + P.Argv.front() + "' was killed by " + describeExit(S) +
@@ -195,9 +262,10 @@ int report(const Received &R, const RecordPlan &P, const std::string &Path,
     return ExitFailure;
   }
   if (P.Env.Mode == RecordMode::List)
-    printList(R.List);
+    printList(R.List, P.Source);
   else
-    std::fprintf(stderr, "r3: recorded %s of '%s' into %s (%llu regions, %s stored "
+    std::fprintf(stderr,
+                 "r3: recorded %s of '%s' into %s (%llu regions, %s stored "
                  "before and after)\n",
                  launchCount(R.Stats.Launches).c_str(),
                  join(R.Stats.LaunchedKernels, "', '").c_str(), Path.c_str(),
@@ -211,7 +279,10 @@ int run(RecordPlan &P) {
   if (Error E = streamPair(Fds))
     return fail(E);
   P.Env.StreamFd = Fds[1];
-  auto Pid = spawnProgram(P.Program, P.Argv, encodeRecordEnv(P.Env));
+  auto Extra = encodeRecordEnv(P.Env);
+  if (P.Source == Backend::Cuda)
+    Extra.emplace_back("CUDA_INJECTION64_PATH", P.Injection);
+  auto Pid = spawnProgram(P.Program, P.Argv, Extra);
   ::close(Fds[1]);
   if (!Pid) {
     ::close(Fds[0]);
@@ -240,7 +311,7 @@ int runRecord(const ParsedArgs &A) {
     return fail(Program.error());
   P.Program = *Program;
   P.Argv = A.Trailing;
-  if (Error E = checkBackend(A, P.Program))
+  if (Error E = planBackend(A, P))
     return fail(E);
   return run(P);
 }

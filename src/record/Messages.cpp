@@ -155,6 +155,11 @@ Error decode(std::span<const uint8_t> Meta, DurationMsg &M) {
 MetaWriter encode(const KernelStatsMsg &M) {
   MetaWriter W;
   W.str(M.Name).str(M.Demangled).u64(M.Launches).u64(M.TotalNs);
+  for (uint32_t D : M.Grid)
+    W.u32(D);
+  for (uint32_t D : M.Block)
+    W.u32(D);
+  W.u64(M.TimedLaunches);
   return W;
 }
 
@@ -164,6 +169,11 @@ Error decode(std::span<const uint8_t> Meta, KernelStatsMsg &M) {
   M.Demangled = R.str();
   M.Launches = R.u64();
   M.TotalNs = R.u64();
+  for (uint32_t &D : M.Grid)
+    D = R.u32();
+  for (uint32_t &D : M.Block)
+    D = R.u32();
+  M.TimedLaunches = R.u64();
   return R.finish("kernel statistics");
 }
 

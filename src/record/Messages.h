@@ -42,6 +42,8 @@ struct KernelStatsMsg {
   std::string Name;      ///< mangled
   std::string Demangled; ///< empty when the name is not mangled
   uint64_t Launches = 0, TotalNs = 0;
+  Dim3 Grid = {1, 1, 1}, Block = {1, 1, 1}; ///< of the kernel's first launch
+  uint64_t TimedLaunches = 0;               ///< the launches TotalNs covers
 };
 
 MetaWriter encode(const HelloMsg &M);

@@ -19,7 +19,7 @@
 
 namespace r3::wire {
 
-inline constexpr uint32_t ProtocolVersion = 1;
+inline constexpr uint32_t ProtocolVersion = 2;
 
 enum class Type : uint32_t {
   Hello = 1,       ///< version, pid, device
@@ -97,6 +97,8 @@ public:
   /// Starts a frame whose BulkLength bytes follow through sendBulk().
   Error begin(Type T, const MetaWriter &Meta, uint64_t BulkLength);
   Error sendBulk(std::span<const uint8_t> Bytes);
+  /// Bulk bytes the frame begun last still owes (0 between frames).
+  uint64_t bulkLeft() const { return BulkLeft; }
 
 private:
   Error writeAll(const void *P, size_t N);

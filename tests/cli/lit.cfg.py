@@ -53,3 +53,7 @@ if config.r3_sanitize:
     config.available_features.add("asan")
 if config.r3_have_cuda:
     config.available_features.add("cuda-toolkit")
+# nvcc builds the CUDA test applications (recipes/cuda-*), as users build theirs.
+if config.nvcc and os.path.exists(config.nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", config.nvcc))

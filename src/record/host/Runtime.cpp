@@ -346,12 +346,14 @@ Error sendDurations() {
 }
 
 Error sendList() {
-  for (KernelState *S : R->Kernels)
-    if (S->Selected && S->Calls != 0)
-      R3_TRY(sendFrame(
-          Type::KernelStats,
-          encode(KernelStatsMsg{S->Desc->name, demangle(S->Desc->name),
-                                S->Calls, S->TotalNs})));
+  for (KernelState *S : R->Kernels) {
+    if (!S->Selected || S->Calls == 0)
+      continue;
+    KernelStatsMsg M{S->Desc->name, demangle(S->Desc->name), S->Calls,
+                     S->TotalNs};
+    M.TimedLaunches = S->Calls; // every call is timed
+    R3_TRY(sendFrame(Type::KernelStats, encode(M)));
+  }
   return Error::success();
 }
 

@@ -1,0 +1,43 @@
+// CUDA driver and CUPTI result codes → r3 errors.
+#include "record/cuda/Driver.h"
+
+namespace r3::cuda {
+
+Error check(CUresult R, const char *Call) {
+  if (R == CUDA_SUCCESS)
+    return Error::success();
+  const char *Name = nullptr, *Text = nullptr;
+  cuGetErrorName(R, &Name);
+  cuGetErrorString(R, &Text);
+  return makeError(Call, ": ", Name ? Name : "CUDA error",
+                   Text ? std::string(": ") + Text : std::string(), " (",
+                   int(R), ")");
+}
+
+Error check(CUptiResult R, const char *Call) {
+  if (R == CUPTI_SUCCESS)
+    return Error::success();
+  const char *Text = nullptr;
+  cuptiGetResultString(R, &Text);
+  return makeError(Call, ": ", Text ? Text : "CUPTI error", " (", int(R), ")");
+}
+
+Error synchronize() { return check(cuCtxSynchronize(), "cuCtxSynchronize"); }
+
+Error copyToHost(void *Dst, uint64_t Src, uint64_t Size) {
+  return check(cuMemcpyDtoH(Dst, static_cast<CUdeviceptr>(Src), Size),
+               "cuMemcpyDtoH");
+}
+
+Expected<void *> allocatePinned(uint64_t Size) {
+  void *P = nullptr;
+  R3_TRY(check(cuMemAllocHost(&P, Size), "cuMemAllocHost"));
+  return P;
+}
+
+void freePinned(void *P) {
+  if (P)
+    cuMemFreeHost(P);
+}
+
+} // namespace r3::cuda

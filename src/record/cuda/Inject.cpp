@@ -1,0 +1,311 @@
+// libr3-cuda-inject.so: loaded into an unmodified CUDA application by the
+// driver itself (CUDA_INJECTION64_PATH), which calls InitializeInjection at
+// cuInit. That is why it sees every allocation and launch at the driver level,
+// whether the application links cudart statically or shared or calls the
+// driver API directly.
+//
+// Start-up reads the contract of RecordEnv.h and removes it, marks the stream
+// close-on-exec, and subscribes to CUPTI: driver API callbacks for the
+// allocation and launch calls, the module-loaded resource callback, and the
+// kernel activity records that time launches. Hello is sent at the first
+// recorded launch (driver calls are not allowed inside cuInit). At exit the
+// activity buffers are flushed and the durations (or, with --list, the kernel
+// list) go out with the Done frame, or the reason why the capture cannot be
+// complete goes out as a Failure frame. The library links CUPTI, the driver
+// and the C/C++ runtimes only (DESIGN decision 2).
+#include "record/cuda/Injector.h"
+
+#include "record/Messages.h"
+#include "record/cuda/Driver.h"
+#include "support/Demangle.h"
+
+#include <cupti_activity.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#define R3_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace r3::cuda {
+
+Injector *State = nullptr;
+
+namespace {
+using namespace wire;
+
+constexpr size_t ActivityBufferBytes = 8u << 20;
+
+/// Set while this thread runs a callback: driver calls the library makes
+/// itself are not the application's.
+thread_local int InCallback = 0;
+
+void padFrame() {
+  static const uint8_t Zeros[4096] = {};
+  while (uint64_t Left = State->Writer.bulkLeft())
+    if (State->Writer.sendBulk(
+            std::span(Zeros, std::min<uint64_t>(Left, sizeof(Zeros)))))
+      return;
+}
+} // namespace
+
+void failLocked(const std::string &Message) {
+  if (!State->Failed) {
+    padFrame(); // a frame cut short would hide the message
+    (void)State->Writer.send(Type::Failure, encodeFailure(Message));
+  }
+  State->Failed = true;
+}
+
+Error helloLocked() {
+  if (State->HelloSent)
+    return Error::success();
+  CUdevice D = 0;
+  R3_TRY(check(cuCtxGetDevice(&D), "cuCtxGetDevice"));
+  HelloMsg M;
+  M.Source = Backend::Cuda;
+  M.Pid = static_cast<uint64_t>(::getpid());
+  char Name[256] = {};
+  R3_TRY(check(cuDeviceGetName(Name, sizeof(Name) - 1, D), "cuDeviceGetName"));
+  M.Device.Name = Name;
+  cuDeviceGetAttribute(&M.Device.ComputeMajor,
+                       CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, D);
+  cuDeviceGetAttribute(&M.Device.ComputeMinor,
+                       CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, D);
+  cuDriverGetVersion(&M.Device.DriverVersion);
+  size_t Bytes = 0;
+  cuDeviceTotalMem(&Bytes, D);
+  M.Device.MemoryBytes = Bytes;
+  R3_TRY(State->Writer.send(Type::Hello, encode(M)));
+  State->HelloSent = true;
+  return Error::success();
+}
+
+namespace {
+void onDriverApi(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
+  bool Enter = Data.callbackSite == CUPTI_API_ENTER;
+  LaunchCall Call;
+  if (decodeLaunch(Cbid, Data.functionParams, Call)) {
+    if (Enter)
+      onLaunchEnter(Data, Call);
+    else
+      onLaunchExit(Data);
+    return;
+  }
+  if (!Enter)
+    State->Memory.onApiExit(
+        Cbid, Data.functionParams,
+        *static_cast<const CUresult *>(Data.functionReturnValue));
+}
+
+void onResource(CUpti_CallbackId Cbid, const CUpti_ResourceData &Data) {
+  if (Cbid != CUPTI_CBID_RESOURCE_MODULE_LOADED || !Data.resourceDescriptor)
+    return;
+  const auto &M =
+      *static_cast<const CUpti_ModuleResourceData *>(Data.resourceDescriptor);
+  State->Modules.onLoaded(M.moduleId, M.pCubin, M.cubinSize);
+}
+
+void CUPTIAPI callback(void *, CUpti_CallbackDomain Domain,
+                       CUpti_CallbackId Cbid, const void *Data) {
+  if (InCallback || !Data)
+    return;
+  ++InCallback;
+  if (Domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    onDriverApi(Cbid, *static_cast<const CUpti_CallbackData *>(Data));
+  else if (Domain == CUPTI_CB_DOMAIN_RESOURCE)
+    onResource(Cbid, *static_cast<const CUpti_ResourceData *>(Data));
+  --InCallback;
+}
+
+void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size,
+                              size_t *MaxRecords) {
+  *Buffer = static_cast<uint8_t *>(std::aligned_alloc(8, ActivityBufferBytes));
+  *Size = *Buffer ? ActivityBufferBytes : 0;
+  *MaxRecords = 0;
+}
+
+/// One kernel's activity record: its launch's duration, or a graph's kernel.
+void onKernelRecord(const CUpti_ActivityKernel10 &R) {
+  auto It = State->Timed.find(R.correlationId);
+  if (It != State->Timed.end()) {
+    KernelState &K = *It->second.Kernel;
+    uint64_t Ns = R.end > R.start ? R.end - R.start : 0;
+    K.TotalNs += Ns;
+    ++K.TimedLaunches;
+    K.Durations.push_back({Ns, It->second.LaunchId});
+    State->Timed.erase(It);
+  } else if (R.graphId != 0 && R.name) {
+    State->GraphKernels.push_back(R.name);
+  }
+}
+
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t,
+                              size_t Valid) {
+  {
+    std::lock_guard<std::mutex> T(State->TimedLock);
+    CUpti_Activity *Record = nullptr;
+    while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) == CUPTI_SUCCESS)
+      if (Record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+          Record->kind == CUPTI_ACTIVITY_KIND_KERNEL)
+        onKernelRecord(*reinterpret_cast<CUpti_ActivityKernel10 *>(Record));
+  }
+  std::free(Buffer);
+}
+
+Error subscribe() {
+  CUpti_SubscriberHandle Subscriber;
+  R3_TRY(
+      check(cuptiSubscribe(&Subscriber, callback, nullptr), "cuptiSubscribe"));
+  std::vector<CUpti_CallbackId> Ids = DeviceMemory::callbacks();
+  const std::vector<CUpti_CallbackId> &Launches = launchCallbacks();
+  Ids.insert(Ids.end(), Launches.begin(), Launches.end());
+  for (CUpti_CallbackId Id : Ids)
+    R3_TRY(check(
+        cuptiEnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Id),
+        "cuptiEnableCallback"));
+  R3_TRY(check(cuptiEnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                   CUPTI_CBID_RESOURCE_MODULE_LOADED),
+               "cuptiEnableCallback"));
+  return Error::success();
+}
+
+/// Durations through the activity API. Optional: where CUPTI cannot trace
+/// activity (some sandboxes), launches are recorded with unknown durations.
+void enableActivity() {
+  if (cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) ==
+      CUPTI_SUCCESS)
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+
+std::string display(const std::string &Name) {
+  std::string D = demangle(Name);
+  return D.empty() ? Name : D;
+}
+
+std::string noLaunchMessage() {
+  std::string Patterns, Seen;
+  for (const std::string &P : State->Env.Patterns)
+    Patterns += (Patterns.empty() ? "'" : " or '") + P + "'";
+  bool SelectedRan = false;
+  for (const KernelState *K : State->Order) {
+    SelectedRan |= K->Selected;
+    Seen += (Seen.empty() ? "" : ", ") + display(K->Name) + " (" +
+            std::to_string(K->Launches) +
+            (K->Launches == 1 ? " launch)" : " launches)");
+  }
+  return "no launch of " + (Patterns.empty() ? "a kernel" : Patterns) +
+         " was seen" + (SelectedRan ? " in the selected launch range" : "") +
+         " (" + (Seen.empty() ? "no kernel ran" : "kernels seen: " + Seen) +
+         ")";
+}
+
+/// A selected kernel that ran inside a CUDA graph makes the capture
+/// incomplete: its graph launches were neither counted nor recordable.
+Error checkGraphs() {
+  for (const std::string &Name : State->GraphKernels)
+    if (State->Selector.selects(Name))
+      return makeError("'", display(Name),
+                       "' was launched from a CUDA graph, which r3 does not "
+                       "record yet; the capture was refused");
+  return Error::success();
+}
+
+Error sendDurations() {
+  for (const KernelState *K : State->Order)
+    if (K->Announced)
+      for (auto [Ns, Launch] : K->Durations)
+        R3_TRY(State->Writer.send(Type::Duration,
+                                  encode(DurationMsg{K->Id, Launch, Ns})));
+  return Error::success();
+}
+
+Error sendList() {
+  for (const KernelState *K : State->Order) {
+    if (!K->Selected || K->Launches == 0)
+      continue;
+    KernelStatsMsg M{K->Name, demangle(K->Name), K->Launches, K->TotalNs};
+    M.Grid = K->FirstGrid;
+    M.Block = K->FirstBlock;
+    M.TimedLaunches = K->TimedLaunches;
+    R3_TRY(State->Writer.send(Type::KernelStats, encode(M)));
+  }
+  return Error::success();
+}
+
+Error finishRecording() {
+  if (State->Env.Mode == RecordMode::List)
+    return sendList();
+  R3_TRY(checkGraphs());
+  if (State->LaunchesSent == 0)
+    return Error::make(noLaunchMessage());
+  return sendDurations();
+}
+
+void finish() {
+  if (!State)
+    return;
+  ++InCallback;
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); // without our locks
+  std::lock_guard<std::mutex> L(State->Lock);
+  std::lock_guard<std::mutex> T(State->TimedLock);
+  if (State->Failed || State->Finished)
+    return;
+  State->Finished = true;
+  if (Error E = finishRecording())
+    return failLocked(E.message());
+  (void)State->Writer.send(Type::Done, MetaWriter());
+}
+
+void atForkChild() {
+  // The child is not recorded and never writes into the parent's stream.
+  State->Finished = true;
+  State->Failed = true;
+  ::close(State->Env.StreamFd);
+}
+
+void removeContract() {
+  for (const char *Name : recordenv::All)
+    ::unsetenv(Name);
+}
+
+Error start(RecordEnv Env) {
+  std::vector<std::string> Patterns = Env.Patterns;
+  if (Patterns.empty())
+    Patterns.push_back(""); // every kernel
+  auto Selector = KernelSelector::create(Patterns, Env.Range);
+  State = new Injector;
+  State->Writer = FrameWriter(Env.StreamFd, SendMode::SocketNoSignal);
+  State->Env = std::move(Env);
+  std::atexit(finish);
+  ::pthread_atfork(nullptr, nullptr, atForkChild);
+  if (!Selector)
+    return Selector.takeError();
+  State->Selector = std::move(*Selector);
+  R3_TRY(subscribe());
+  enableActivity();
+  return Error::success();
+}
+
+int initialize() {
+  auto Env = decodeRecordEnv([](const char *N) { return ::getenv(N); });
+  removeContract();
+  if (!Env || !*Env)
+    return 1; // not under r3 record: load and do nothing
+  if (::fcntl((*Env)->StreamFd, F_SETFD, FD_CLOEXEC) != 0)
+    return 1; // no stream to record into
+  if (Error E = start(std::move(**Env))) {
+    std::lock_guard<std::mutex> L(State->Lock);
+    failLocked("the CUDA injection library could not start: " + E.message());
+  }
+  return 1;
+}
+} // namespace
+
+} // namespace r3::cuda
+
+/// Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names
+/// this library. Returns nonzero: the driver goes on either way.
+R3_EXPORT int InitializeInjection(void) { return r3::cuda::initialize(); }

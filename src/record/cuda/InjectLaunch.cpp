@@ -1,0 +1,195 @@
+// One launch seen by the injection library. Every launch is counted (its
+// ordinal is the kernel's launch count so far) and, for selected kernels,
+// registered for its duration. A launch the selection picks is recorded:
+//   on API enter: the kernel's module image and description are sent once;
+//     then the Launch frame (grid, block, shared bytes, parameter buffer); the
+//     context is synchronized and every live allocation and the module's
+//     globals are copied and sent as pre-state (Snapshot.h);
+//   on API exit (same thread): the launch's own result is checked, the context
+//     synchronized again, and the regions that changed are sent as post-state.
+// The state lock is held throughout each of the two halves, so launches of
+// other threads wait while a recorded one is copied. A launch the capture
+// cannot hold faithfully (cooperative, clusters) refuses the recording.
+#include "record/cuda/Injector.h"
+
+#include "record/Messages.h"
+#include "record/cuda/Driver.h"
+#include "support/Demangle.h"
+#include "support/StringUtil.h"
+
+namespace r3::cuda {
+
+namespace {
+using namespace wire;
+
+/// The recorded launch in flight on this thread, between enter and exit.
+struct InFlight {
+  std::unique_ptr<Snapshot> Regions;
+  KernelState *Kernel = nullptr;
+  uint64_t LaunchId = 0;
+};
+thread_local InFlight Current;
+
+Expected<KernelState *> stateOf(CUfunction F) {
+  auto It = State->Kernels.find(F);
+  if (It != State->Kernels.end())
+    return It->second.get();
+  auto K = std::make_unique<KernelState>();
+  K->Id = reinterpret_cast<uint64_t>(F);
+  R3_TRY(moveInto(contextFunction(F), K->Function));
+  R3_TRY(moveInto(kernelName(K->Function), K->Name));
+  bool ListAll =
+      State->Env.Mode == RecordMode::List && State->Env.Patterns.empty();
+  K->Selected = ListAll || State->Selector.selects(K->Name);
+  KernelState *P = K.get();
+  State->Order.push_back(P);
+  State->Kernels.emplace(F, std::move(K));
+  return P;
+}
+
+Error refuse(const KernelState &K, uint64_t Ordinal, const char *What) {
+  return makeError("launch ", Ordinal, " of '", K.Name, "' is ", What,
+                   ", which r3 does not record yet; the capture was refused");
+}
+
+Error sendModule(LoadedModule &M) {
+  if (M.Announced)
+    return Error::success();
+  R3_TRY(State->Writer.send(
+      Type::Module, encode(ModuleMsg{M.Id, ModuleKind::Cubin}), M.Image));
+  M.Announced = true;
+  return Error::success();
+}
+
+/// Sends the kernel's Module and Kernel frames once.
+Error announce(KernelState &K, CUfunction F) {
+  if (K.Announced)
+    return Error::success();
+  LoadedModule *M = State->Modules.moduleOf(K.Name);
+  if (!M)
+    return makeError("no module image the application loaded defines '", K.Name,
+                     "' (CUPTI reported ", State->Modules.describe(), ")");
+  R3_TRY(sendModule(*M));
+  R3_TRY(moveInto(paramLayout(F), K.Params));
+  R3_TRY(moveInto(resolveGlobals(F, *M), K.Globals));
+  KernelMsg Msg;
+  Msg.Id = K.Id;
+  Msg.ModuleId = M->Id;
+  Msg.Info.Name = K.Name;
+  Msg.Info.Demangled = demangle(K.Name);
+  Msg.Info.Params = K.Params;
+  Msg.Info.Globals = K.Globals;
+  Msg.Info.Attributes = attributes(F);
+  R3_TRY(State->Writer.send(Type::Kernel, encode(Msg)));
+  K.Announced = true;
+  return Error::success();
+}
+
+Expected<LaunchMsg> launchMessage(const KernelState &K, const LaunchCall &C,
+                                  uint64_t Ordinal) {
+  LaunchMsg M;
+  M.Id = State->LaunchesSent;
+  M.KernelId = K.Id;
+  M.Info.Ordinal = Ordinal;
+  M.Info.Grid = C.Grid;
+  M.Info.Block = C.Block;
+  M.Info.DynamicSharedBytes = C.SharedBytes;
+  R3_TRY(moveInto(packParams(C, K.Params), M.Info.Params));
+  return M;
+}
+
+/// Every live allocation and the kernel's globals, within the size cap.
+Expected<std::vector<RegionInfo>> regions(const KernelState &K) {
+  std::vector<RegionInfo> Out;
+  uint64_t Total = 0;
+  for (const DeviceAllocation &A : State->Memory.live()) {
+    Out.push_back({A.Base, A.Size, A.Kind, "", false});
+    Total += A.Size;
+  }
+  for (const GlobalInfo &G : K.Globals) {
+    Out.push_back({G.Address, G.Size, RegionKind::Global, G.Name, false});
+    Total += G.Size;
+  }
+  uint64_t Cap = State->Env.MaxSnapshotBytes;
+  if (Total > Cap)
+    return makeError("the device memory live at the recorded launch of '",
+                     K.Name, "' is more than the snapshot cap: ", Out.size(),
+                     " regions of ", formatBytes(Total), " (", Total,
+                     " bytes), cap ", formatBytes(Cap), " (", Cap,
+                     " bytes; raise it with --max-bytes); the capture was "
+                     "refused");
+  return Out;
+}
+
+Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal) {
+  if (C.Refusal == Unsupported::Cooperative)
+    return refuse(K, Ordinal, "a cooperative launch");
+  if (C.Refusal == Unsupported::ClusterDims)
+    return refuse(K, Ordinal, "a launch with thread block clusters");
+  R3_TRY(helloLocked());
+  R3_TRY(announce(K, K.Function));
+  LaunchMsg Launch;
+  R3_TRY(moveInto(launchMessage(K, C, Ordinal), Launch));
+  R3_TRY(synchronize());
+  std::vector<RegionInfo> Infos;
+  R3_TRY(moveInto(regions(K), Infos));
+  R3_TRY(State->Writer.send(Type::Launch, encode(Launch)));
+  auto Snap = std::make_unique<Snapshot>(std::move(Infos));
+  R3_TRY(Snap->sendPre(State->Writer, Launch.Id));
+  Current = {std::move(Snap), &K, Launch.Id};
+  ++State->LaunchesSent;
+  return Error::success();
+}
+
+void countLaunch(KernelState &K, const LaunchCall &C) {
+  if (K.Launches++ == 0) {
+    K.FirstGrid = C.Grid;
+    K.FirstBlock = C.Block;
+  }
+}
+
+void timeLaunch(KernelState &K, uint32_t Correlation, uint64_t LaunchId) {
+  std::lock_guard<std::mutex> T(State->TimedLock);
+  State->Timed[Correlation] = {&K, LaunchId};
+}
+} // namespace
+
+void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call) {
+  std::lock_guard<std::mutex> L(State->Lock);
+  if (State->Failed || State->Finished)
+    return;
+  auto K = stateOf(Call.Function);
+  if (!K)
+    return failLocked(K.takeError().message());
+  uint64_t Ordinal = (*K)->Launches;
+  countLaunch(**K, Call);
+  bool Record = State->Env.Mode == RecordMode::Record &&
+                State->Selector.countLaunch((*K)->Name);
+  if (Record)
+    if (Error E = beginRecording(**K, Call, Ordinal))
+      return failLocked(E.message());
+  if ((*K)->Selected)
+    timeLaunch(**K, Data.correlationId, Record ? Current.LaunchId : NoLaunch);
+}
+
+void onLaunchExit(const CUpti_CallbackData &Data) {
+  if (!Current.Regions)
+    return;
+  InFlight Done = std::move(Current);
+  Current = InFlight();
+  std::lock_guard<std::mutex> L(State->Lock);
+  if (State->Failed)
+    return;
+  const std::string &Name = Done.Kernel->Name;
+  CUresult R = *static_cast<const CUresult *>(Data.functionReturnValue);
+  Error E = check(R, Data.functionName);
+  if (!E)
+    E = synchronize();
+  if (E)
+    return failLocked("the recorded launch of '" + Name +
+                      "' failed: " + E.message());
+  if (Error P = Done.Regions->sendPost(State->Writer, Done.LaunchId))
+    failLocked(P.message());
+}
+
+} // namespace r3::cuda

@@ -1,0 +1,80 @@
+// Internal interfaces of the CUDA injection library (libr3-cuda-inject.so):
+// the recorder's state, shared by the CUPTI entry points (Inject.cpp) and the
+// handling of one launch (InjectLaunch.cpp). Nothing here is visible outside
+// the library.
+#pragma once
+
+#include "record/Protocol.h"
+#include "record/RecordEnv.h"
+#include "record/Selection.h"
+#include "record/cuda/DeviceMemory.h"
+#include "record/cuda/Launch.h"
+#include "record/cuda/Modules.h"
+#include "record/cuda/Snapshot.h"
+
+#include <cupti.h>
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace r3::cuda {
+
+/// What the library knows about one kernel (one CUfunction).
+struct KernelState {
+  uint64_t Id = 0; ///< the launch handle's address: the stream's kernel id
+  CUfunction Function = nullptr; ///< the context's function (contextFunction)
+  std::string Name;
+  bool Selected = false;
+  uint64_t Launches = 0;
+  Dim3 FirstGrid = {0, 0, 0}, FirstBlock = {0, 0, 0};
+  uint64_t TotalNs = 0, TimedLaunches = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> Durations; ///< ns, launch id
+  bool Announced = false;          ///< its Kernel frame was sent
+  std::vector<ParamInfo> Params;   ///< known once announced
+  std::vector<GlobalInfo> Globals; ///< its module's, once announced
+};
+
+/// A launch whose duration the activity API will report, by correlation id.
+struct TimedLaunch {
+  KernelState *Kernel = nullptr;
+  uint64_t LaunchId = wire::NoLaunch;
+};
+
+/// The library's state, built once in InitializeInjection and never destroyed
+/// (callbacks may still arrive while the process exits).
+struct Injector {
+  RecordEnv Env;
+  KernelSelector Selector;
+  wire::FrameWriter Writer{-1};
+  std::mutex Lock; ///< everything below but the timings, and the stream
+  DeviceMemory Memory;
+  ModuleTable Modules;
+  std::unordered_map<CUfunction, std::unique_ptr<KernelState>> Kernels;
+  std::vector<KernelState *> Order; ///< kernels in the order first launched
+  /// Guards the timings: taken alone by CUPTI's activity thread, and after
+  /// Lock elsewhere, never while calling into CUDA (a buffer may complete
+  /// inside any driver call).
+  std::mutex TimedLock;
+  std::unordered_map<uint32_t, TimedLaunch> Timed; ///< by correlation id
+  std::vector<std::string> GraphKernels; ///< kernels the activity API saw
+                                         ///< run inside CUDA graphs
+  bool HelloSent = false, Failed = false, Finished = false;
+  uint64_t LaunchesSent = 0;
+};
+
+extern Injector *State;
+
+/// Sends a Failure frame (Lock held) and ends the recording; the application
+/// keeps running, unrecorded.
+void failLocked(const std::string &Message);
+/// Sends Hello once, describing the current context's device (Lock held).
+Error helloLocked();
+
+/// The enter and exit callbacks of a launch call.
+void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call);
+void onLaunchExit(const CUpti_CallbackData &Data);
+
+} // namespace r3::cuda

@@ -1,0 +1,108 @@
+// Region copies through pinned staging.
+#include "record/cuda/Snapshot.h"
+
+#include "record/Messages.h"
+#include "record/cuda/Driver.h"
+#include "support/StringUtil.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sys/mman.h>
+
+namespace r3::cuda {
+
+namespace {
+/// The staging buffer's size: large enough that a copy's fixed cost is small
+/// beside its bytes, small enough to pin in any process.
+constexpr uint64_t ChunkBytes = 32ull << 20;
+
+wire::MetaWriter regionMeta(uint64_t LaunchId, Phase Side, size_t Index,
+                            const RegionInfo &Info) {
+  wire::RegionMsg M;
+  M.LaunchId = LaunchId;
+  M.Side = Side;
+  M.Index = Index;
+  M.Info = Info;
+  return wire::encode(M);
+}
+} // namespace
+
+Snapshot::Snapshot(std::vector<RegionInfo> Infos) {
+  for (RegionInfo &I : Infos)
+    Regions.push_back({std::move(I), nullptr});
+}
+
+Snapshot::~Snapshot() {
+  for (SnapshotRegion &R : Regions)
+    if (R.Pre)
+      ::munmap(R.Pre, R.Info.Size);
+  freePinned(Staging);
+}
+
+Error Snapshot::stage() {
+  if (!Staging)
+    R3_TRY(moveInto(allocatePinned(ChunkBytes), Staging));
+  return Error::success();
+}
+
+Error Snapshot::copyPre(wire::FrameWriter &W, SnapshotRegion &R) {
+  void *P = ::mmap(nullptr, R.Info.Size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (P == MAP_FAILED)
+    return errnoError("cannot map " + formatBytes(R.Info.Size) +
+                      " to copy a region before the recorded launch");
+  R.Pre = static_cast<uint8_t *>(P);
+  for (uint64_t Off = 0; Off < R.Info.Size; Off += ChunkBytes) {
+    uint64_t N = std::min(ChunkBytes, R.Info.Size - Off);
+    R3_TRY(copyToHost(Staging, R.Info.Base + Off, N));
+    std::memcpy(R.Pre + Off, Staging, N);
+    R3_TRY(W.sendBulk(std::span(Staging, N)));
+  }
+  return Error::success();
+}
+
+Error Snapshot::sendPre(wire::FrameWriter &W, uint64_t LaunchId) {
+  R3_TRY(stage());
+  for (size_t I = 0; I < Regions.size(); ++I) {
+    const RegionInfo &Info = Regions[I].Info;
+    R3_TRY(W.begin(wire::Type::Region,
+                   regionMeta(LaunchId, Phase::Pre, I, Info), Info.Size));
+    R3_TRY(copyPre(W, Regions[I]));
+  }
+  return Error::success();
+}
+
+Expected<bool> Snapshot::changed(const SnapshotRegion &R) {
+  for (uint64_t Off = 0; Off < R.Info.Size; Off += ChunkBytes) {
+    uint64_t N = std::min(ChunkBytes, R.Info.Size - Off);
+    R3_TRY(copyToHost(Staging, R.Info.Base + Off, N));
+    if (std::memcmp(R.Pre + Off, Staging, N) != 0)
+      return true;
+  }
+  return false;
+}
+
+Error Snapshot::resend(wire::FrameWriter &W, const SnapshotRegion &R) {
+  for (uint64_t Off = 0; Off < R.Info.Size; Off += ChunkBytes) {
+    uint64_t N = std::min(ChunkBytes, R.Info.Size - Off);
+    R3_TRY(copyToHost(Staging, R.Info.Base + Off, N));
+    R3_TRY(W.sendBulk(std::span(Staging, N)));
+  }
+  return Error::success();
+}
+
+Error Snapshot::sendPost(wire::FrameWriter &W, uint64_t LaunchId) {
+  for (size_t I = 0; I < Regions.size(); ++I) {
+    bool Changed = false;
+    R3_TRY(moveInto(changed(Regions[I]), Changed));
+    if (!Changed)
+      continue;
+    const RegionInfo &Info = Regions[I].Info;
+    R3_TRY(W.begin(wire::Type::Region,
+                   regionMeta(LaunchId, Phase::Post, I, Info), Info.Size));
+    R3_TRY(resend(W, Regions[I]));
+  }
+  return Error::success();
+}
+
+} // namespace r3::cuda
