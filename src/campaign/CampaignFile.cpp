@@ -75,6 +75,17 @@ std::optional<double> parseDuration(std::string_view S) {
   return Total > 0 ? std::optional(Total) : std::nullopt;
 }
 
+/// A positive, finite number of seconds, or a duration string; none for
+/// anything else.
+std::optional<double> durationSeconds(const toml::node &N) {
+  std::optional<double> V = N.value<double>();
+  if (auto *Str = N.as_string())
+    V = parseDuration(Str->get());
+  if (V && *V > 0 && std::isfinite(*V))
+    return V;
+  return std::nullopt;
+}
+
 /// What is wrong with a pipeline's text at a glance, or nothing; LLVM's
 /// parser checks the pass names when a candidate compiles.
 std::optional<std::string> pipelineProblem(std::string_view P) {
@@ -233,10 +244,7 @@ void readBudget(Reader &R, const Section &S, BudgetSpec &B) {
   const toml::node *N = S.get("wall_time");
   if (!N)
     return;
-  std::optional<double> V = N->value<double>();
-  if (auto *Str = N->as_string())
-    V = parseDuration(Str->get());
-  if (V && *V > 0 && std::isfinite(*V))
+  if (std::optional<double> V = durationSeconds(*N))
     B.WallSeconds = *V;
   else
     R.D.at(*N, "'wall_time' must be a duration such as \"90s\", \"30m\", "
@@ -555,10 +563,7 @@ void readSeconds(Reader &R, const Section &S, std::string_view Key,
   const toml::node *N = S.get(Key);
   if (!N)
     return;
-  std::optional<double> V = N->value<double>();
-  if (auto *Str = N->as_string())
-    V = parseDuration(Str->get());
-  if (V && *V > 0 && std::isfinite(*V))
+  if (std::optional<double> V = durationSeconds(*N))
     Out = *V;
   else
     R.D.at(*N, Reader::name(Key) + S.where() +

@@ -546,16 +546,7 @@ unsigned KernelState::openVariants() const {
 Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
   if (!K.Evo || K.openVariants() > Workers)
     return std::optional<InFlight>();
-  // LLM calls take seconds: the children of calls finished since the last
-  // look come first, and more are asked for only while the client has room
-  // (after taking what finished, so that a failed call frees its place).
-  std::vector<search::Offspring> Kids = K.Evo->ready();
-  if (!K.Llm || K.Llm->inFlight() < std::max(1u, C.Llm.Concurrency)) {
-    K.Evo->request(1);
-    noteLlmStop(K);
-    for (search::Offspring &Kid : K.Evo->ready())
-      Kids.push_back(std::move(Kid));
-  }
+  std::vector<search::Offspring> Kids = takeChildren(K, true);
   bool NoKids = Kids.empty();
   std::vector<VariantState *> Made;
   R3_TRY(moveInto(addVariants(K, Kids), Made));
@@ -584,6 +575,21 @@ Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
       Queue.push_back({&K, V, CandidateRow{}, std::nullopt});
   }
   return First;
+}
+
+std::vector<search::Offspring> Coordinator::takeChildren(KernelState &K,
+                                                         bool Ask) {
+  // LLM calls take seconds: the children of calls finished since the last
+  // look come first, and one more is asked for only while the client has
+  // room (after taking what finished, so that a failed call frees its place).
+  std::vector<search::Offspring> Kids = K.Evo->ready();
+  if (!Ask || (K.Llm && K.Llm->inFlight() >= std::max(1u, C.Llm.Concurrency)))
+    return Kids;
+  K.Evo->request(1);
+  noteLlmStop(K);
+  for (search::Offspring &Kid : K.Evo->ready())
+    Kids.push_back(std::move(Kid));
+  return Kids;
 }
 
 Expected<std::vector<VariantState *>>

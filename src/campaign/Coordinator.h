@@ -137,6 +137,9 @@ private:
                                 search::SourceGenome G);
   Expected<std::optional<InFlight>> innerJob(KernelState &K);
   Expected<std::optional<InFlight>> newVariantJob(KernelState &K);
+  /// The children the outer loop has ready, after asking it for one more
+  /// when Ask and the LLM client has room.
+  std::vector<search::Offspring> takeChildren(KernelState &K, bool Ask);
   /// The history's variants of new children (repeats of a stored genome
   /// are skipped), with the LLM calls that made them recorded.
   Expected<std::vector<VariantState *>>

@@ -11,13 +11,11 @@
 #include "support/StringUtil.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <set>
-#include <thread>
 #include <unistd.h>
 
 namespace r3 {
@@ -44,17 +42,6 @@ std::string ms(double V) {
   return Buf;
 }
 
-std::string bytes(uint64_t N) {
-  char Buf[64];
-  if (N >= (1u << 20))
-    std::snprintf(Buf, sizeof Buf, "%.3g MiB", double(N) / (1 << 20));
-  else if (N >= 1024)
-    std::snprintf(Buf, sizeof Buf, "%.3g KiB", double(N) / 1024);
-  else
-    std::snprintf(Buf, sizeof Buf, "%llu bytes", (unsigned long long)N);
-  return Buf;
-}
-
 /// The host's cores and caches (sysconf; 0 where unknown).
 std::string hostLimits() {
   std::string Out = std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)) + " cores";
@@ -64,7 +51,7 @@ std::string hostLimits() {
       {_SC_LEVEL3_CACHE_SIZE, "L3"}};
   for (const auto &[Name, Label] : Caches)
     if (long Size = ::sysconf(Name); Size > 0)
-      Out += std::string(", ") + Label + " " + bytes(uint64_t(Size));
+      Out += std::string(", ") + Label + " " + formatBytes(uint64_t(Size));
   return Out;
 }
 
@@ -129,7 +116,8 @@ std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L) {
            " bytes): " + What + "\n";
   }
   for (size_t R = 0; R < L.Regions.size(); ++R)
-    Out += "- region " + std::to_string(R) + ": " + bytes(L.Regions[R].Size) +
+    Out += "- region " + std::to_string(R) + ": " +
+           formatBytes(L.Regions[R].Size) +
            (L.Regions[R].Name.empty() ? "" : " (" + L.Regions[R].Name + ")") +
            (L.Regions[R].Changed ? ", written by the kernel" : ", read only") +
            "\n";
@@ -387,14 +375,8 @@ Error Coordinator::pumpLlm() {
   for (KernelState &K : Kernels) {
     if (!K.Llm || !budgetLeft() || K.targetReached(C.Budget.TargetSpeedup))
       continue;
-    std::vector<search::Offspring> Kids = K.Evo->ready();
-    if (K.Llm->inFlight() < Room && K.Evo->archive().best() &&
-        K.openVariants() < Workers + Room) {
-      K.Evo->request(1);
-      noteLlmStop(K);
-      for (search::Offspring &Kid : K.Evo->ready())
-        Kids.push_back(std::move(Kid));
-    }
+    std::vector<search::Offspring> Kids = takeChildren(
+        K, K.Evo->archive().best() && K.openVariants() < Workers + Room);
     std::vector<VariantState *> Made;
     R3_TRY(moveInto(addVariants(K, Kids), Made));
     for (VariantState *V : Made)
@@ -422,21 +404,12 @@ bool Coordinator::waiting() const {
 Error Coordinator::closeLlm() {
   if (!Llm)
     return Error::success();
-  Llm->client().cancelAll();
-  // The cancelled calls come back from the client's thread; replies that
+  // cancelAll() returns once every call has its result; replies that
   // arrived too late make no variant, but their calls are kept.
-  auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  bool Pending = true;
-  while (Pending && std::chrono::steady_clock::now() < Deadline) {
-    Pending = false;
-    for (KernelState &K : Kernels)
-      if (K.Llm) {
-        (void)K.Llm->collect();
-        Pending |= K.Llm->inFlight() > 0;
-      }
-    if (Pending)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  Llm->client().cancelAll();
+  for (KernelState &K : Kernels)
+    if (K.Llm)
+      (void)K.Llm->collect();
   for (KernelState &K : Kernels)
     R3_TRY(recordLlmCalls(K, {}));
   return Error::success();

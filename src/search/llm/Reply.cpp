@@ -279,8 +279,7 @@ std::string comparable(std::string_view Signature) {
   dropCalls(Ts, "__launch_bounds__");
   std::erase_if(Ts, [](const std::string &T) {
     return T == "restrict" || T == "__restrict" || T == "__restrict__" ||
-           T == "inline" || T == "__inline__" || T == "__forceinline__" ||
-           T == "static_inline";
+           T == "inline" || T == "__inline__" || T == "__forceinline__";
   });
   auto Open = std::find(Ts.begin(), Ts.end(), "(");
   std::string Out;
