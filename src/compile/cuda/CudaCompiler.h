@@ -1,0 +1,77 @@
+// The CUDA variant compiler: one kernel of a .cu source compiled device-only
+// to a cubin for a given compute capability, through clang-19 and LLVM
+// (front end -> IR -> the given new-pass-manager pipeline -> NVPTX -> PTX ->
+// nvJitLink) or through NVRTC, with launch bounds, a register limit and the
+// recorded values of a launch folded in as constants. Needs no GPU. Each
+// stage is cached by the hash of what determines it (front-end IR per source
+// and flags, PTX per pipeline, cubin per codegen setting).
+#pragma once
+
+#include "capture/Capture.h"
+#include "support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace r3 {
+
+enum class CudaToolchain { Llvm, Nvrtc };
+
+/// __launch_bounds__(MaxThreads, MinBlocks) applied to the kernel's IR;
+/// MinBlocks 0: none.
+struct LaunchBoundsSpec {
+  uint32_t MaxThreads = 0;
+  uint32_t MinBlocks = 0;
+};
+
+/// Recorded values folded into the kernel as constants.
+struct Specialization {
+  bool Args = false; ///< scalar (integer, floating) parameters
+  bool Dims = false; ///< blockDim and gridDim
+  std::vector<ParamInfo> Layout; ///< the capture's parameter layout
+  std::vector<uint8_t> Params;   ///< the recorded parameter buffer
+  Dim3 Grid = {1, 1, 1}, Block = {1, 1, 1}; ///< as the launch will run
+};
+
+struct CudaCompileOptions {
+  std::string SourcePath;
+  std::vector<std::string> Flags; ///< -I, -D, -std=... for the front end
+  std::string Kernel;             ///< mangled or demangled name
+  int ComputeMajor = 9, ComputeMinor = 0;
+  CudaToolchain Toolchain = CudaToolchain::Llvm;
+  std::string Pipeline; ///< empty: default<O3> (LLVM toolchain only)
+  int CodegenOpt = 3;   ///< NVPTX codegen and ptxas -O level, 0-3
+  std::optional<uint32_t> MaxRegisters;
+  std::optional<LaunchBoundsSpec> Bounds;
+  std::optional<Specialization> Specialize;
+  std::string CacheDir; ///< empty: no cache
+};
+
+/// What the compiler reports: the JSON keys of `r3 compile --format json`.
+struct CudaCompileReport {
+  std::string Kernel;   ///< the mangled name that was compiled
+  std::string Pipeline; ///< the pipeline that ran (the default resolved)
+  int64_t Registers = -1, Spills = -1, SharedBytes = -1, LocalBytes = -1;
+  uint64_t PtxBytes = 0;
+  double CompileMs = 0; ///< all stages, cache lookups included
+  double FrontendMs = 0, OptMs = 0, CodegenMs = 0, LinkMs = 0;
+  bool FrontendCached = false, PtxCached = false, CubinCached = false;
+  std::vector<std::string> ParamNames; ///< from the source; may be empty
+  std::string Log; ///< ptxas/nvJitLink information lines
+};
+
+struct CudaCompiled {
+  std::string Ir;  ///< textual LLVM IR after the pipeline (LLVM toolchain)
+  std::string Ptx;
+  std::vector<uint8_t> Cubin;
+  CudaCompileReport Report;
+};
+
+/// Compiles O.Kernel. Every failure (the source does not compile, a malformed
+/// pipeline, no such kernel, ptxas rejects the PTX) is an error whose message
+/// says where and what, ready for a candidate's compile_error.
+Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O);
+
+} // namespace r3
