@@ -2,6 +2,7 @@
 // Everything the user typed is validated here, before a replay server starts;
 // the server (a child process, ServerClient.h) compiles and runs each launch,
 // and this file prints its results: a table, or one JSON object per launch.
+#include "cli/Replay.h"
 #include "capture/CaptureReader.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
@@ -11,8 +12,6 @@
 #include "replay/Verify.h"
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -26,21 +25,6 @@ namespace r3::cli {
 
 namespace {
 using nlohmann::json;
-
-/// What to replay and how, from the command line.
-struct ReplayPlan {
-  std::string Capture;
-  Candidate Base; ///< everything but the kernel and the launch
-  std::optional<std::string> Kernel, Source;
-  std::optional<uint32_t> Launch; ///< none: all
-  std::vector<std::string> CFlags;
-  /// --pipeline, repeatable: each is one more candidate, evaluated in the same
-  /// server; empty: the default pipeline only.
-  std::vector<std::string> Pipelines;
-  /// The server's address-space limit; none: chosen from the capture.
-  std::optional<uint64_t> MaxMemory;
-  bool Json = false;
-};
 
 Error parseMaxMemory(const ParsedArgs &A, std::optional<uint64_t> &Out) {
   auto V = A.value("--max-memory");
@@ -190,6 +174,16 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
   R3_TRY(parseCompiler(A, C));
   R3_TRY(parsePipelines(A, P.Pipelines));
   R3_TRY(parseMaxMemory(A, P.MaxMemory));
+  if (auto T = A.value("--noise-threshold")) {
+    double Pct = 0;
+    auto Rc = std::from_chars(T->data(), T->data() + T->size(), Pct);
+    if (Rc.ec != std::errc() || Rc.ptr != T->data() + T->size() || !(Pct > 0) ||
+        Pct > 1000)
+      return makeError("option '--noise-threshold' expects a percentage "
+                       "such as 5, got '",
+                       *T, "'");
+    P.NoiseThreshold = Pct / 100;
+  }
   std::string Format;
   R3_TRY(
       moveInto(choiceValue(A, "--format", {"table", "json"}, "table"), Format));
@@ -200,7 +194,8 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
 /// Options that mean something only to the CUDA backend, or not yet.
 Error checkHostOptions(const ParsedArgs &A, const std::string &Capture) {
   for (const char *Cuda :
-       {"--block", "--max-registers", "--launch-bounds", "--flush-l2"})
+       {"--block", "--grid-rule", "--max-registers", "--launch-bounds",
+        "--flush-l2", "--toolchain", "--cache-dir"})
     if (A.has(Cuda))
       return makeError("option '", Cuda, "' applies to CUDA captures; ",
                        Capture, " is a host capture");
@@ -277,18 +272,24 @@ Expected<CandidateResult> compileSource(const ReplayPlan &P,
   return Ok;
 }
 
+} // namespace
+
+namespace replay {
 json optionalJson(const std::optional<int64_t> &V) {
   return V ? json(*V) : json(nullptr);
 }
 
 json resultJson(const std::string &Kernel, uint32_t Launch,
-                const CandidateResult &R, double EvalMs) {
+                const CandidateResult &R, double EvalMs, double NoiseThreshold,
+                const json &Extra) {
   TimingStats S = computeStatsMs(R.TimesNs);
   json Times = json::array();
   for (uint64_t Ns : R.TimesNs)
     Times.push_back(static_cast<double>(Ns) / 1e6);
   bool Timed = S.Count > 0;
-  return {
+  bool Noisy =
+      Timed && S.Median > 0 && (S.CiHigh - S.CiLow) / S.Median > NoiseThreshold;
+  json J = {
       {"kernel", Kernel},
       {"launch", Launch},
       {"verified", R.Verified},
@@ -299,6 +300,7 @@ json resultJson(const std::string &Kernel, uint32_t Launch,
       {"median_ms", Timed ? json(S.Median) : json(nullptr)},
       {"ci95_ms", Timed ? json::array({S.CiLow, S.CiHigh}) : json(nullptr)},
       {"min_ms", Timed ? json(S.Min) : json(nullptr)},
+      {"noisy", Noisy},
       {"times_ms", Times},
       {"repetitions", S.Count},
       {"registers", optionalJson(R.Registers)},
@@ -310,6 +312,9 @@ json resultJson(const std::string &Kernel, uint32_t Launch,
       {"codegen_opt", R.Pipeline.empty() ? json(nullptr) : json(R.CodegenOpt)},
       {"poisoned", R.Poisoned},
       {"sandbox", R.Sandbox.empty() ? json(nullptr) : json(R.Sandbox)}};
+  for (const auto &[K, V] : Extra.items())
+    J[K] = V;
+  return J;
 }
 
 /// A duration given in ms, in the unit that suits it: "73 ns", "1.25 ms".
@@ -329,14 +334,15 @@ std::string duration(const json &Ms) {
   return Buf;
 }
 
-void printTableHeader(const std::string &Capture, const json &First) {
+void printTableHeader(const std::string &Capture, const std::string &Backend,
+                      const json &First) {
   std::string Sandbox =
       First["sandbox"].is_null() ? "-" : First["sandbox"].get<std::string>();
-  std::printf("replay of %s (host backend, sandbox: %s)\n", Capture.c_str(),
-              Sandbox.c_str());
-  std::printf("%-16s %-6s %-13s %-9s %-21s %-9s %-5s %-10s %-8s %s\n",
-              "kernel", "launch", "result", "median", "95% ci", "min", "reps",
-              "compile", "poisoned", "pipeline");
+  std::printf("replay of %s (%s backend, sandbox: %s)\n", Capture.c_str(),
+              Backend.c_str(), Sandbox.c_str());
+  std::printf("%-16s %-6s %-13s %-9s %-21s %-9s %-5s %-10s %-8s %s\n", "kernel",
+              "launch", "result", "median", "95% ci", "min", "reps", "compile",
+              "poisoned", "pipeline");
 }
 
 void printTableRow(const json &J) {
@@ -359,7 +365,37 @@ void printTableRow(const json &J) {
   std::string Message = J["message"];
   if (!Message.empty())
     std::printf("  %s\n", Message.c_str());
+  if (J["noisy"].get<bool>())
+    std::printf("  noisy: the 95%% confidence interval is wider than the "
+                "noise threshold; use more --repetitions or a quieter "
+                "machine\n");
 }
+
+void Printer::print(const std::string &Kernel, uint32_t Launch,
+                    const CandidateResult &R, double EvalMs,
+                    const json &Extra) {
+  json J = resultJson(Kernel, Launch, R, EvalMs, NoiseThreshold, Extra);
+  if (Json) {
+    std::printf("%s\n", J.dump().c_str());
+  } else {
+    if (!HeaderDone)
+      printTableHeader(Capture, Backend, J);
+    HeaderDone = true;
+    printTableRow(J);
+  }
+  std::fflush(stdout);
+}
+
+double msSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
+} // namespace replay
+
+namespace {
+using namespace replay;
 
 /// Replays one launch in the server: the candidate's result, or why the
 /// replay cannot go on.
@@ -376,31 +412,6 @@ Expected<CandidateResult> replayLaunch(ServerClient &Client,
     C.Image = *Bitcode;
   }
   return Client.evaluate(C);
-}
-
-struct Printer {
-  bool Json;
-  std::string Capture;
-  bool HeaderDone = false;
-  void print(const std::string &Kernel, uint32_t Launch,
-             const CandidateResult &R, double EvalMs) {
-    json J = resultJson(Kernel, Launch, R, EvalMs);
-    if (Json) {
-      std::printf("%s\n", J.dump().c_str());
-    } else {
-      if (!HeaderDone)
-        printTableHeader(Capture, J);
-      HeaderDone = true;
-      printTableRow(J);
-    }
-    std::fflush(stdout);
-  }
-};
-
-double msSince(std::chrono::steady_clock::time_point Start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - Start)
-      .count();
 }
 
 /// The results of every selected launch under one pipeline. Source
@@ -448,7 +459,7 @@ replayAll(const CaptureReader &R, const ReplayPlan &P,
       ServerClient::create({{}, P.Capture, {}, 120, 120, 5, MaxMemory});
   if (!Client)
     return Client.takeError();
-  Printer Out{P.Json, P.Capture};
+  Printer Out{P.Json, P.Capture, "host", P.NoiseThreshold};
   SourceCache Sources;
   std::vector<std::string> Pipelines = P.Pipelines;
   if (Pipelines.empty())
@@ -472,12 +483,10 @@ int runReplay(const ParsedArgs &A) {
   auto R = CaptureReader::open(P->Capture);
   if (!R)
     return fail(R.takeError());
-  if ((*R)->header().Source == Backend::Cuda)
-    return fail(makeError(P->Capture,
-                          ": a CUDA capture; the CUDA replay is not built yet "
-                          "in this r3 (host captures replay)"));
-  if (Error E = checkHostOptions(A, P->Capture))
-    return usageError(E.message(), "replay");
+  bool Cuda = (*R)->header().Source == Backend::Cuda;
+  if (!Cuda)
+    if (Error E = checkHostOptions(A, P->Capture))
+      return usageError(E.message(), "replay");
   auto Sel = selectLaunches(**R, *P);
   if (!Sel)
     return fail(Sel.takeError());
@@ -486,6 +495,17 @@ int runReplay(const ParsedArgs &A) {
                           std::to_string((*R)->kernels().size()) +
                           " kernels (" + join(kernelNames(**R), ", ") + ")",
                       "replay");
+  if (Cuda) {
+#ifdef R3_HAVE_CUDA
+    auto Verified = replayCuda(A, **R, *P, *Sel);
+    if (!Verified)
+      return fail(Verified.takeError());
+    return *Verified ? ExitSuccess : ExitFailure;
+#else
+    return fail(makeError(P->Capture, ": a CUDA capture; this r3 was built "
+                                      "without the CUDA backend"));
+#endif
+  }
   auto Verified = replayAll(**R, *P, *Sel);
   if (!Verified)
     return fail(Verified.takeError());
@@ -512,8 +532,15 @@ CommandSpec replayCommand() {
         "compile the kernel from this source"},
        {"--block", "", Arity::Value, "X[,Y,Z]",
         "launch with another block size"},
+       {"--grid-rule", "", Arity::Value, "RULE",
+        "how the grid follows --block: keep-threads (default), keep-grid, "
+        "or 'x=ceil(arg2 / block_x);y=...'"},
        {"--specialize", "", Arity::Value, "args|dims|none",
-        "fold recorded values in as constants"},
+        "fold recorded values in as constants (CUDA)"},
+       {"--toolchain", "", Arity::Value, "llvm|nvrtc",
+        "which compiler builds --source (CUDA; default llvm)"},
+       {"--cache-dir", "", Arity::Value, "DIR",
+        "the compile cache (CUDA; default $R3_CACHE_DIR or ~/.cache/r3)"},
        {"--repetitions", "", Arity::Value, "N",
         "timed repetitions (default 20)"},
        {"--warmup", "", Arity::Value, "N", "untimed warm-up runs (default 2)"},
@@ -527,6 +554,8 @@ CommandSpec replayCommand() {
         "the element type outputs are compared as"},
        {"--poison", "", Arity::Value, "auto|on|off",
         "fill outputs with 0xff before verifying (default auto)"},
+       {"--noise-threshold", "", Arity::Value, "PERCENT",
+        "flag a median whose 95% CI is wider than this (default 5)"},
        {"--max-memory", "", Arity::Value, "SIZE|none",
         "the replay server's address-space limit (default 8G + 4x the "
         "largest launch)"},

@@ -63,7 +63,7 @@ struct VerifySettings {
 enum class CodeKind {
   Recorded, ///< the kernel's module in the capture
   Bitcode,  ///< host backend: LLVM bitcode of the extracted kernel
-  Cubin     ///< CUDA backend (later)
+  Cubin     ///< CUDA backend: a cubin (or PTX) image holding the kernel
 };
 
 struct Candidate {
@@ -90,11 +90,17 @@ struct CandidateResult {
   /// Per timed repetition: the summed time of the candidate's launches.
   std::vector<uint64_t> TimesNs;
   double CompileMs = 0;
+  double LoadMs = 0;    ///< loading the module into the device (CUDA)
+  double RestoreMs = 0; ///< restoring inputs before runs, all runs together
   std::optional<int64_t> Registers, Spills, SharedBytes; ///< none on host
   std::string Pipeline; ///< the pipeline that ran (the default resolved)
   int CodegenOpt = 0;
   bool Poisoned = false; ///< whether outputs were poisoned when verifying
   std::string Sandbox;   ///< "landlock" or "rlimits"
+  /// The candidate left the server's device unusable (a CUDA fault poisons
+  /// its context): the server exits after this result and the client starts
+  /// a fresh one for the next candidate.
+  bool DeviceLost = false;
 };
 
 /// What is known of a candidate once it has compiled, before its runs: a

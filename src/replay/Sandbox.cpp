@@ -61,7 +61,8 @@ Error allowBeneath(int Ruleset, const std::string &Path, uint64_t Rights) {
 }
 
 /// Restricts writes to the scratch directory; false if the kernel cannot.
-bool enterLandlock(const std::string &Scratch) {
+bool enterLandlock(const std::string &Scratch,
+                   const std::vector<std::string> &Writable) {
   int Abi = landlockAbiVersion();
   if (Abi <= 0)
     return false;
@@ -74,9 +75,11 @@ bool enterLandlock(const std::string &Scratch) {
   int Fd = static_cast<int>(Ruleset);
   uint64_t FileRights = LANDLOCK_ACCESS_FS_WRITE_FILE | (Rights & FsTruncate);
   bool Ok = !allowBeneath(Fd, Scratch, Rights) &&
-            !allowBeneath(Fd, "/dev/null", FileRights) &&
-            ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-            ::syscall(SYS_landlock_restrict_self, Fd, 0) == 0;
+            !allowBeneath(Fd, "/dev/null", FileRights);
+  for (const std::string &Path : Writable)
+    Ok = Ok && !allowBeneath(Fd, Path, Rights);
+  Ok = Ok && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+       ::syscall(SYS_landlock_restrict_self, Fd, 0) == 0;
   ::close(Fd);
   return Ok;
 }
@@ -132,7 +135,7 @@ Expected<std::string> enterSandbox(const SandboxSettings &S) {
   if (::chdir(S.ScratchDir.c_str()) != 0)
     return errnoError("sandbox: cannot enter the scratch directory " +
                       S.ScratchDir);
-  if (enterLandlock(S.ScratchDir))
+  if (enterLandlock(S.ScratchDir, S.WritablePaths))
     return std::string("landlock");
   return std::string("rlimits");
 }

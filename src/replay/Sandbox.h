@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace r3 {
 
@@ -17,6 +18,9 @@ struct SandboxSettings {
   std::string ScratchDir;         ///< the working directory; writable
   uint64_t AddressSpaceBytes = 0; ///< RLIMIT_AS; 0: none
   double CpuSeconds = 600;        ///< the first RLIMIT_CPU soft limit
+  /// More places where writing stays allowed (the CUDA driver writes to its
+  /// device nodes under /dev).
+  std::vector<std::string> WritablePaths;
 };
 
 /// Applies RLIMIT_CORE 0, RLIMIT_CPU, RLIMIT_AS (when asked, and not under

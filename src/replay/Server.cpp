@@ -8,6 +8,9 @@
 #include "replay/ServerClient.h"
 #include "replay/ServerProtocol.h"
 #include "replay/host/HostDevice.h"
+#ifdef R3_HAVE_CUDA
+#include "replay/cuda/CudaDevice.h"
+#endif
 
 #include <csignal>
 #include <filesystem>
@@ -33,17 +36,25 @@ private:
   int In, Out;
   std::unique_ptr<ReplayDevice> Device;
   std::string Sandbox;
+  bool Lost = false; ///< the device is unusable: exit after the result
 };
 
-Expected<std::unique_ptr<ReplayDevice>> openDevice(const std::string &Path) {
-  std::unique_ptr<CaptureReader> R;
-  R3_TRY(moveInto(CaptureReader::open(Path), R));
-  if (R->header().Source == Backend::Cuda)
-    return makeError(Path, ": a CUDA capture; the CUDA replay server is not "
-                           "built yet in this r3");
+Expected<std::unique_ptr<ReplayDevice>>
+openDevice(std::unique_ptr<CaptureReader> R) {
+  if (R->header().Source == Backend::Cuda) {
+#ifdef R3_HAVE_CUDA
+    return openCudaDevice(std::move(R));
+#else
+    return makeError(R->path(), ": a CUDA capture; this r3 was built without "
+                                "the CUDA backend");
+#endif
+  }
   return openHostDevice(std::move(R));
 }
 
+/// The capture is opened (read only) before the sandbox goes up, since the
+/// sandbox depends on the backend: the CUDA driver reserves far more address
+/// space than any limit would allow and writes to its device nodes.
 Error Server::open(const ServerFrameData &F) {
   auto M = decodeOpen(F.Meta);
   if (!M)
@@ -52,16 +63,26 @@ Error Server::open(const ServerFrameData &F) {
     return reply(Error::make("replay server: the capture is already open"));
   std::error_code EC;
   std::string Path = std::filesystem::absolute(M->CapturePath, EC).string();
-  auto S = enterSandbox({M->ScratchDir, M->AddressSpaceBytes, M->CpuSeconds});
+  auto R = CaptureReader::open(Path);
+  if (!R)
+    return reply(R.takeError());
+  Backend Source = (*R)->header().Source;
+  SandboxSettings Settings{
+      M->ScratchDir, M->AddressSpaceBytes, M->CpuSeconds, {}};
+  if (Source == Backend::Cuda) {
+    Settings.AddressSpaceBytes = 0;
+    Settings.WritablePaths = {"/dev"};
+  }
+  auto S = enterSandbox(Settings);
   if (!S)
     return reply(S.takeError());
   Sandbox = *S;
-  auto D = openDevice(Path);
+  auto D = openDevice(std::move(*R));
   if (!D)
     return reply(D.takeError());
   Device = std::move(*D);
   return sendFrame(Out, ServerFrame::Opened,
-                   encode(OpenedMsg{Backend::Host, Sandbox}));
+                   encode(OpenedMsg{Source, Sandbox}));
 }
 
 Error Server::evaluate(const ServerFrameData &F) {
@@ -80,6 +101,7 @@ Error Server::evaluate(const ServerFrameData &F) {
   if (!R)
     return reply(R.takeError());
   R->Sandbox = Sandbox;
+  Lost = R->DeviceLost;
   return sendFrame(Out, ServerFrame::Result, encode(*R));
 }
 
@@ -104,6 +126,9 @@ Error Server::serve() {
     if (*S == ReadStatus::End)
       return Error::success();
     R3_TRY(handle(F));
+    // Leave at once: the device's teardown on a poisoned context is no use.
+    if (Lost)
+      ::_exit(0);
   }
 }
 } // namespace

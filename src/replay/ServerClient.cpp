@@ -233,8 +233,14 @@ Expected<CandidateResult> ServerClient::awaitResult(const Candidate &C) {
       return deathResult(FailureKind::Timeout, Info, Late);
     if (*S == ReadStatus::End)
       return deathResult(FailureKind::Crashed, Info, Phase);
-    if (F.Kind == ServerFrame::Result)
-      return decodeResult(F.Meta);
+    if (F.Kind == ServerFrame::Result) {
+      auto R = decodeResult(F.Meta);
+      // The server exits after such a result: reap it now, so that the next
+      // candidate starts a fresh one instead of meeting a dying server.
+      if (R && R->DeviceLost)
+        stop();
+      return R;
+    }
     if (F.Kind == ServerFrame::Error) {
       auto M = decodeError(F.Meta);
       return M ? Error::make(*M) : M.takeError();

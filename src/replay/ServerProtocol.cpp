@@ -262,6 +262,9 @@ MetaWriter encode(const CandidateResult &Res) {
   optI64(W, Res.Spills);
   optI64(W, Res.SharedBytes);
   W.str(Res.Pipeline).i64(Res.CodegenOpt).u32(Res.Poisoned).str(Res.Sandbox);
+  W.u32(Res.DeviceLost);
+  f64(W, Res.LoadMs);
+  f64(W, Res.RestoreMs);
   return W;
 }
 
@@ -280,6 +283,9 @@ Expected<CandidateResult> decodeResult(std::span<const uint8_t> Meta) {
   Res.CodegenOpt = static_cast<int>(R.i64());
   Res.Poisoned = R.u32() != 0;
   Res.Sandbox = R.str();
+  Res.DeviceLost = R.u32() != 0;
+  Res.LoadMs = f64(R);
+  Res.RestoreMs = f64(R);
   R3_TRY(R.finish("result"));
   if (!Ok)
     return badEnum("result");

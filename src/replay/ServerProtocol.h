@@ -38,7 +38,7 @@ enum class ServerFrame : uint32_t {
   Error = 106,
 };
 
-inline constexpr uint32_t ServerProtocolVersion = 1;
+inline constexpr uint32_t ServerProtocolVersion = 2;
 
 struct OpenMsg {
   std::string CapturePath;

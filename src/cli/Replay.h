@@ -1,0 +1,69 @@
+// What `r3 replay`'s two halves share: the plan parsed from the command line,
+// the launches it selects and the printing of results (Replay.cpp, which
+// also replays host captures; ReplayCuda.cpp, CUDA captures).
+#pragma once
+
+#include "capture/CaptureReader.h"
+#include "cli/Args.h"
+#include "replay/Candidate.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace r3::cli {
+
+/// What to replay and how, from the command line.
+struct ReplayPlan {
+  std::string Capture;
+  Candidate Base; ///< everything but the kernel and the launch
+  std::optional<std::string> Kernel, Source;
+  std::optional<uint32_t> Launch; ///< none: all
+  std::vector<std::string> CFlags;
+  /// --pipeline, repeatable: each is one more candidate, evaluated in the same
+  /// server; empty: the default pipeline only.
+  std::vector<std::string> Pipelines;
+  /// The server's address-space limit; none: chosen from the capture.
+  std::optional<uint64_t> MaxMemory;
+  /// A measurement whose 95% CI is wider than this fraction of its median is
+  /// flagged as noisy.
+  double NoiseThreshold = 0.05;
+  bool Json = false;
+};
+
+/// (launch, kernel) pairs, in capture order.
+using LaunchSelection = std::vector<std::pair<uint32_t, uint32_t>>;
+
+namespace replay {
+using nlohmann::json;
+
+/// One result as the JSON object `--format json` prints; Extra's keys are
+/// added (the CUDA compile report's).
+json resultJson(const std::string &Kernel, uint32_t Launch,
+                const CandidateResult &R, double EvalMs, double NoiseThreshold,
+                const json &Extra = json::object());
+
+/// Prints results as a table (a header first) or as JSON lines.
+struct Printer {
+  bool Json;
+  std::string Capture;
+  std::string Backend; ///< "host", "cuda"
+  double NoiseThreshold = 0.05;
+  bool HeaderDone = false;
+  void print(const std::string &Kernel, uint32_t Launch,
+             const CandidateResult &R, double EvalMs,
+             const json &Extra = json::object());
+};
+
+double msSince(std::chrono::steady_clock::time_point Start);
+} // namespace replay
+
+/// Replays the selected launches of a CUDA capture: true when all verified.
+Expected<bool> replayCuda(const ParsedArgs &A, const CaptureReader &R,
+                          const ReplayPlan &P, const LaunchSelection &Sel);
+
+} // namespace r3::cli

@@ -1,0 +1,312 @@
+// `r3 replay` of a CUDA capture. Without --source the recorded module (the
+// cubin the application loaded) is replayed as it is: the fidelity baseline.
+// With --source, each --pipeline is compiled here by the variant compiler
+// (no GPU needed; its stages cached) and the cubin is sent to the replay
+// server, which owns the GPU. --block changes the launch; --grid-rule says
+// how the grid follows (LaunchRule.h). Each result carries the compile
+// report and the in-application duration of the launch beside the replay's.
+#include "cli/Diagnostics.h"
+#include "cli/Replay.h"
+#include "compile/cuda/CudaCompiler.h"
+#include "replay/LaunchRule.h"
+#include "replay/ServerClient.h"
+#include "replay/Stats.h"
+#include "support/FileUtil.h"
+#include "support/StringUtil.h"
+
+#include <algorithm>
+
+namespace r3::cli {
+
+namespace {
+using nlohmann::json;
+using namespace replay;
+
+/// The CUDA-only options of a replay.
+struct CudaPlan {
+  std::optional<Dim3> Block;
+  GridRule Rule;
+  bool SpecializeArgs = false, SpecializeDims = false;
+  CudaCompileOptions Compile; ///< all but the pipeline and specialization
+};
+
+Error needsSource(const ParsedArgs &A, const ReplayPlan &P) {
+  if (P.Source)
+    return Error::success();
+  for (const char *O :
+       {"--pipeline", "--codegen-opt", "--max-registers", "--launch-bounds",
+        "--specialize", "--cflags", "--compile-commands", "--toolchain"})
+    if (A.has(O))
+      return makeError("option '", O,
+                       "' needs --source: without it the recorded module (a "
+                       "cubin) is replayed as it is");
+  return Error::success();
+}
+
+Error parseSpecialize(const ParsedArgs &A, CudaPlan &C) {
+  auto V = A.value("--specialize");
+  if (!V || *V == "none")
+    return Error::success();
+  for (const std::string &W : split(*V, ',')) {
+    if (W == "args")
+      C.SpecializeArgs = true;
+    else if (W == "dims")
+      C.SpecializeDims = true;
+    else
+      return makeError("option '--specialize' expects args, dims, args,dims "
+                       "or none, got '",
+                       *V, "'");
+  }
+  return Error::success();
+}
+
+Error parseBounds(const ParsedArgs &A, CudaCompileOptions &O) {
+  if (auto V = A.value("--max-registers")) {
+    auto N = parseUnsigned(*V);
+    if (!N || *N < 16 || *N > 255)
+      return makeError("option '--max-registers' expects an integer from 16 "
+                       "to 255, got '",
+                       *V, "'");
+    O.MaxRegisters = static_cast<uint32_t>(*N);
+  }
+  if (auto V = A.value("--launch-bounds")) {
+    std::vector<std::string> P = split(*V, ',');
+    auto T = P.empty() ? std::nullopt : parseUnsigned(P[0]);
+    auto B = P.size() == 2 ? parseUnsigned(P[1]) : std::optional<uint64_t>(0);
+    if (P.size() > 2 || !T || *T == 0 || *T > 1024 || !B || *B > 64)
+      return makeError("option '--launch-bounds' expects THREADS[,BLOCKS] "
+                       "(threads 1-1024, blocks 0-64), got '",
+                       *V, "'");
+    O.Bounds =
+        LaunchBoundsSpec{static_cast<uint32_t>(*T), static_cast<uint32_t>(*B)};
+  }
+  return Error::success();
+}
+
+Error parseCompile(const ParsedArgs &A, const ReplayPlan &P,
+                   const CaptureReader &R, CudaCompileOptions &O) {
+  if (!P.Source)
+    return Error::success();
+  O.SourcePath = *P.Source;
+  if (!pathExists(O.SourcePath))
+    return makeError("option '--source': no such file '", O.SourcePath, "'");
+  O.Flags = P.CFlags;
+  if (auto CC = A.value("--compile-commands")) {
+    std::vector<std::string> Flags;
+#ifdef R3_HAVE_CUDA_COMPILER
+    R3_TRY(moveInto(flagsFromCompileCommands(*CC, O.SourcePath), Flags));
+#endif
+    O.Flags.insert(O.Flags.begin(), Flags.begin(), Flags.end());
+  }
+  std::string Tool;
+  R3_TRY(
+      moveInto(choiceValue(A, "--toolchain", {"llvm", "nvrtc"}, "llvm"), Tool));
+  O.Toolchain = Tool == "nvrtc" ? CudaToolchain::Nvrtc : CudaToolchain::Llvm;
+  O.ComputeMajor = R.header().Device.ComputeMajor;
+  O.ComputeMinor = R.header().Device.ComputeMinor;
+  if (O.ComputeMajor <= 0)
+    return makeError(R.path(), ": the capture does not say which compute "
+                               "capability it was recorded on");
+  O.CodegenOpt = P.Base.CodegenOpt < 0 ? 3 : P.Base.CodegenOpt;
+#ifdef R3_HAVE_CUDA_COMPILER
+  O.CacheDir = A.value("--cache-dir").value_or(defaultCompileCacheDir());
+#endif
+  return parseBounds(A, O);
+}
+
+Expected<CudaPlan> parseCudaPlan(const ParsedArgs &A, const ReplayPlan &P,
+                                 const CaptureReader &R) {
+  R3_TRY(needsSource(A, P));
+  if (A.has("--max-memory"))
+    return Error::make("option '--max-memory' applies to host captures: a "
+                       "CUDA replay server takes the address space the "
+                       "driver needs");
+  CudaPlan C;
+  if (auto B = A.value("--block")) {
+    Dim3 D;
+    R3_TRY(moveInto(parseDim3(*B, "option '--block'"), D));
+    C.Block = D;
+  }
+  R3_TRY(moveInto(
+      parseGridRule(A.value("--grid-rule").value_or("keep-threads")), C.Rule));
+  if (A.has("--grid-rule") && !C.Block)
+    return Error::make("option '--grid-rule' needs --block: the grid follows "
+                       "a changed block size");
+  R3_TRY(parseSpecialize(A, C));
+  R3_TRY(parseCompile(A, P, R, C.Compile));
+  return C;
+}
+
+/// The launch shape a candidate runs with: the recorded one, or the new
+/// block with the grid its rule gives.
+Expected<std::pair<Dim3, Dim3>> shapeOf(const CudaPlan &C, const LaunchInfo &L,
+                                        const KernelInfo &K,
+                                        const std::vector<std::string> &Names) {
+  if (!C.Block)
+    return std::pair<Dim3, Dim3>{L.Grid, L.Block};
+  LaunchValues V{L.Grid, L.Block, *C.Block, paramValues(L, K, Names)};
+  Dim3 G;
+  R3_TRY(moveInto(applyGridRule(C.Rule, V), G));
+  return std::pair<Dim3, Dim3>{G, *C.Block};
+}
+
+json dimJson(const Dim3 &D) { return json::array({D[0], D[1], D[2]}); }
+
+json reportJson(const CudaCompileReport &R, CudaToolchain T) {
+  return {{"toolchain", T == CudaToolchain::Nvrtc ? "nvrtc" : "llvm"},
+          {"ptx_bytes", R.PtxBytes},
+          {"frontend_ms", R.FrontendMs},
+          {"opt_ms", R.OptMs},
+          {"codegen_ms", R.CodegenMs},
+          {"link_ms", R.LinkMs},
+          {"cached",
+           {{"frontend", R.FrontendCached},
+            {"ptx", R.PtxCached},
+            {"cubin", R.CubinCached}}}};
+}
+
+/// What the application measured for this launch and for every launch of
+/// its kernel, beside the replay's own times.
+json appJson(const LaunchInfo &L, const KernelInfo &K) {
+  json J = {
+      {"in_app_ms", L.DurationNs ? json(*L.DurationNs / 1e6) : json(nullptr)}};
+  if (!K.AppDurationsNs.empty()) {
+    TimingStats S = computeStatsMs(K.AppDurationsNs);
+    J["in_app_median_ms"] = S.Median;
+    J["in_app_launches"] = K.AppDurationsNs.size();
+  }
+  return J;
+}
+
+class CudaReplay {
+public:
+  CudaReplay(const CaptureReader &R, const ReplayPlan &P, const CudaPlan &C,
+             ServerClient &Client)
+      : R(R), P(P), C(C),
+        Client(Client), Out{P.Json, P.Capture, "cuda", P.NoiseThreshold} {}
+  Expected<bool> run(const LaunchSelection &Sel);
+
+private:
+  Expected<CandidateResult> evaluate(const std::string &Pipeline,
+                                     uint32_t Launch, uint32_t K, json &Extra);
+  Expected<std::optional<CandidateResult>>
+  compile(Candidate &Cand, const std::string &Pipeline, const LaunchInfo &L,
+          const KernelInfo &K, json &Extra, std::vector<std::string> &Names);
+
+  const CaptureReader &R;
+  const ReplayPlan &P;
+  const CudaPlan &C;
+  ServerClient &Client;
+  Printer Out;
+};
+
+/// Compiles the candidate's code into Cand; a compile error is the result.
+Expected<std::optional<CandidateResult>>
+CudaReplay::compile(Candidate &Cand, const std::string &Pipeline,
+                    const LaunchInfo &L, const KernelInfo &K, json &Extra,
+                    std::vector<std::string> &Names) {
+  CudaCompileOptions O = C.Compile;
+  O.Kernel = K.Name;
+  O.Pipeline = Pipeline;
+  if (C.SpecializeArgs || C.SpecializeDims) {
+    std::pair<Dim3, Dim3> Shape;
+    R3_TRY(moveInto(shapeOf(C, L, K, {}), Shape));
+    O.Specialize =
+        Specialization{C.SpecializeArgs, C.SpecializeDims, K.Params,
+                       L.Params,         Shape.first,      Shape.second};
+  }
+#ifdef R3_HAVE_CUDA_COMPILER
+  auto Compiled = compileCudaKernel(O);
+#else
+  Expected<CudaCompiled> Compiled = Error::make("no compiler yet");
+#endif
+  if (!Compiled)
+    return std::optional<CandidateResult>(failedResult(
+        FailureKind::CompileError, Compiled.takeError().message()));
+  const CudaCompileReport &Rep = Compiled->Report;
+  Extra.update(reportJson(Rep, O.Toolchain));
+  Names = Rep.ParamNames;
+  Cand.Code = CodeKind::Cubin;
+  Cand.Image = std::move(Compiled->Cubin);
+  Cand.Pipeline = Rep.Pipeline;
+  Cand.CodegenOpt = O.CodegenOpt;
+  Extra["compile_ms"] = Rep.CompileMs;
+  Extra["spills"] = Rep.Spills >= 0 ? json(Rep.Spills) : json(nullptr);
+  return std::optional<CandidateResult>();
+}
+
+Expected<CandidateResult> CudaReplay::evaluate(const std::string &Pipeline,
+                                               uint32_t Launch, uint32_t K,
+                                               json &Extra) {
+  const LaunchInfo &L = R.launches()[Launch];
+  const KernelInfo &Kernel = R.kernels()[K];
+  Candidate Cand = P.Base;
+  Cand.Kernel = Kernel.Name;
+  Cand.Launches = {Launch};
+  std::vector<std::string> Names;
+  double CompileMs = 0;
+  if (P.Source) {
+    std::optional<CandidateResult> Failed;
+    R3_TRY(moveInto(compile(Cand, Pipeline, L, Kernel, Extra, Names), Failed));
+    if (Failed)
+      return std::move(*Failed);
+    CompileMs = Extra["compile_ms"].get<double>();
+  }
+  std::pair<Dim3, Dim3> Shape;
+  auto S = shapeOf(C, L, Kernel, Names);
+  if (!S)
+    return failedResult(FailureKind::InvalidLaunch, S.takeError().message());
+  Shape = *S;
+  if (C.Block) {
+    Cand.Grid = Shape.first;
+    Cand.Block = Shape.second;
+  }
+  Extra["grid"] = dimJson(Shape.first);
+  Extra["block"] = dimJson(Shape.second);
+  CandidateResult Res;
+  R3_TRY(moveInto(Client.evaluate(Cand), Res));
+  Res.CompileMs += CompileMs;
+  Extra["compile_ms"] = Res.CompileMs;
+  Extra["load_ms"] = Res.LoadMs;
+  Extra["restore_ms"] = Res.RestoreMs;
+  if (P.Source && Res.Pipeline.empty())
+    Res.Pipeline = Cand.Pipeline;
+  return Res;
+}
+
+Expected<bool> CudaReplay::run(const LaunchSelection &Sel) {
+  std::vector<std::string> Pipelines = P.Pipelines;
+  if (Pipelines.empty())
+    Pipelines.push_back("");
+  bool All = true;
+  for (const std::string &Pipeline : Pipelines)
+    for (auto [Launch, K] : Sel) {
+      auto Start = std::chrono::steady_clock::now();
+      json Extra = appJson(R.launches()[Launch], R.kernels()[K]);
+      CandidateResult Res;
+      R3_TRY(moveInto(evaluate(Pipeline, Launch, K, Extra), Res));
+      if (Res.Sandbox.empty())
+        Res.Sandbox = Client.opened().Sandbox;
+      Out.print(R.kernels()[K].Name, Launch, Res, msSince(Start), Extra);
+      All &= Res.Verified;
+    }
+  return All;
+}
+} // namespace
+
+Expected<bool> replayCuda(const ParsedArgs &A, const CaptureReader &R,
+                          const ReplayPlan &P, const LaunchSelection &Sel) {
+  CudaPlan C;
+  R3_TRY(moveInto(parseCudaPlan(A, P, R), C));
+  ReplayPlan Plan = P;
+  Plan.Base.FlushL2 = A.has("--flush-l2");
+  ServerOptions O;
+  O.CapturePath = P.Capture;
+  O.AddressSpaceBytes = 0;
+  auto Client = ServerClient::create(O);
+  if (!Client)
+    return Client.takeError();
+  return CudaReplay(R, Plan, C, **Client).run(Sel);
+}
+
+} // namespace r3::cli

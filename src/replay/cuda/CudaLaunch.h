@@ -1,0 +1,89 @@
+// One recorded launch on the GPU: its recorded bytes (on the host, for
+// verification), a pristine device copy of its inputs restored before every
+// run, the ranges poisoned before a verification run, and the steps of a run
+// (restore, poison, launch, time, check) that the CUDA device composes.
+#pragma once
+
+#include "capture/CaptureReader.h"
+#include "replay/Candidate.h"
+#include "replay/Verify.h"
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace r3::cuda {
+
+/// The recorded bytes of one launch and their pristine device copies.
+class LaunchData {
+public:
+  static Expected<std::unique_ptr<LaunchData>> load(const CaptureReader &R,
+                                                    uint32_t Launch);
+  ~LaunchData();
+  LaunchData(const LaunchData &) = delete;
+  LaunchData &operator=(const LaunchData &) = delete;
+
+  const LaunchInfo &info() const { return Info; }
+  uint32_t index() const { return Index; }
+  const std::vector<uint8_t> &pre(size_t I) const { return Pre[I]; }
+  const std::vector<uint8_t> &post(size_t I) const { return Post[I]; }
+  /// The device copy of region I's pre-state; 0 for globals.
+  CUdeviceptr pristine(size_t I) const { return Pristine[I]; }
+  /// [first, last + 1) of the bytes the recorded launch changed in region I;
+  /// empty when it changed none.
+  std::pair<uint64_t, uint64_t> changed(size_t I) const { return Changed[I]; }
+
+private:
+  LaunchData() = default;
+  uint32_t Index = 0;
+  LaunchInfo Info;
+  std::vector<std::vector<uint8_t>> Pre, Post;
+  std::vector<CUdeviceptr> Pristine;
+  std::vector<std::pair<uint64_t, uint64_t>> Changed;
+};
+
+/// Where each region of a launch lives for one loaded module: its recorded
+/// address for memory, the module's own address for a global (0 when the
+/// module lacks it).
+struct RegionAddresses {
+  std::vector<CUdeviceptr> Address;
+};
+
+/// Resolves a launch's globals by name in Module. A global the recorded
+/// launch wrote but the module lacks is a wrong result (its message in Why).
+Expected<RegionAddresses> bindRegions(const LaunchData &L, CUmodule Module,
+                                      std::string &Why);
+
+/// Restores every input of L (device-to-device from the pristine copies,
+/// globals from the host) and, when Poison, fills each output's changed span
+/// with 0xff. Untimed; waits for the copies.
+Error restore(const LaunchData &L, const RegionAddresses &At, CUstream S,
+              bool Poison);
+
+/// Checks every region after a verification run against the recording.
+Expected<VerifyReport> verifyLaunch(const LaunchData &L,
+                                    const RegionAddresses &At,
+                                    const VerifySettings &Settings);
+
+/// How a launch attempt ended.
+struct LaunchStatus {
+  FailureKind Failure = FailureKind::None;
+  std::string Message;
+  bool DeviceLost = false;
+  uint64_t Ns = 0; ///< the launch's time between its events
+};
+
+/// How to launch.
+struct LaunchShape {
+  CUfunction Function = nullptr;
+  Dim3 Grid, Block;
+  uint32_t SharedBytes = 0;
+};
+
+/// Launches once on S between two events and waits for it.
+LaunchStatus launchOnce(const LaunchData &L, const LaunchShape &Shape,
+                        CUstream S, CUevent Start, CUevent Stop);
+
+} // namespace r3::cuda
