@@ -73,14 +73,25 @@ Error Server::open(const ServerFrameData &F) {
     Settings.AddressSpaceBytes = 0;
     Settings.WritablePaths = {"/dev"};
   }
+  // The CUDA driver starts before the sandbox (it opens and maps its device
+  // nodes, may start helpers, and fails under Landlock); the candidates' code
+  // only runs after it is up.
+  if (Source == Backend::Cuda) {
+    auto D = openDevice(std::move(*R));
+    if (!D)
+      return reply(D.takeError());
+    Device = std::move(*D);
+  }
   auto S = enterSandbox(Settings);
   if (!S)
     return reply(S.takeError());
   Sandbox = *S;
-  auto D = openDevice(std::move(*R));
-  if (!D)
-    return reply(D.takeError());
-  Device = std::move(*D);
+  if (!Device) {
+    auto D = openDevice(std::move(*R));
+    if (!D)
+      return reply(D.takeError());
+    Device = std::move(*D);
+  }
   return sendFrame(Out, ServerFrame::Opened,
                    encode(OpenedMsg{Source, Sandbox}));
 }
