@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -119,11 +120,10 @@ struct HostMaterial {
 HostNuclide makeNuclide(Lcg &R) {
   HostNuclide H;
   int Points = 1000 + int(R.next() % 3001);
-  H.Energy.push_back(MinEnergy);
-  H.Energy.push_back(MaxEnergy);
-  while (int(H.Energy.size()) < Points)
-    H.Energy.push_back(logUniformEnergy(R));
-  std::sort(H.Energy.begin(), H.Energy.end());
+  std::set<double> Grid{MinEnergy, MaxEnergy}; // distinct, ascending
+  while (int(Grid.size()) < Points)
+    Grid.insert(logUniformEnergy(R));
+  H.Energy.assign(Grid.begin(), Grid.end());
   for (int P = 0; P < Points; ++P) {
     double Total = 1.0 + 99.0 * R.uniform();
     H.Xs.push_back(Total);
