@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""The CUDA record benchmark: what `r3 record` costs an application.
+
+  run.py --r3 R3 --bin DIR --out DIR [--runs 5] [--sizes 1,4,16] [--budget 450]
+
+DIR (--bin) holds what build.sh built: the five CUDA recipe applications
+and snapshot_app. Two tables, on stdout and in OUT/cuda-record.txt:
+
+1. For each recipe application, the median wall time of --runs runs plain,
+   under `r3 record` selecting no kernel (the injection library's cost:
+   CUPTI, counting, timing; r3 then exits 1, "no launch ... was seen") and
+   recording the launch the recipe's build.sh records, with the overhead
+   ratios to the plain run.
+2. For working sets of 1, 4 and 16 GiB (snapshot_app: buffers of 256 MiB,
+   launch 0 recorded), the snapshot throughput: the bytes r3 reports stored
+   ("X stored before and after") over the recorded run's median time minus
+   the no-kernel run's, beside the pinned device-to-host bandwidth that
+   snapshot_app measured in the same (plain) runs, and their ratio.
+
+A row that fails prints its error in the row and the benchmark goes on; the
+rows still to run when --budget seconds have passed are skipped, saying so.
+Python 3 standard library only.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# Each recipe: the binary, the kernel regex and launch its build.sh records.
+RECIPES = [("stencil", "jacobi2d", 3), ("spmv", "spmv_csr", 3),
+           ("matmul", "matmul_tiled", 2), ("xs", "xs_lookup", 2),
+           ("multi", "react", 2)]
+NO_KERNEL = "no_such_kernel_xyz"
+RECORDED = re.compile(r"r3: recorded 1 launch of .* \((\d+) regions, ([0-9.]+) "
+                      r"(B|KiB|MiB|GiB|TiB) stored before and after\)")
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+D2H = re.compile(r"pinned d2h ([0-9.]+) GB/s")
+
+
+class RowError(Exception):
+    pass
+
+
+def run_once(argv, cwd, accept_no_launch=False, timeout=300):
+    """Runs argv; returns (seconds, stdout, stderr) or raises RowError."""
+    start = time.monotonic()
+    try:
+        p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RowError("%s timed out after %d s" % (os.path.basename(argv[0]), timeout))
+    except OSError as e:
+        raise RowError("cannot run %s: %s" % (argv[0], e))
+    seconds = time.monotonic() - start
+    ok = p.returncode == 0 or (accept_no_launch and p.returncode == 1 and
+                               "no launch" in p.stderr)
+    if not ok:
+        last = (p.stderr.strip() or p.stdout.strip() or "no output").splitlines()[-1]
+        raise RowError("exit %d: %s" % (p.returncode, last[:160]))
+    return seconds, p.stdout, p.stderr
+
+
+def median_runs(argv, cwd, runs, **kw):
+    """The median seconds over runs, and the last run's output."""
+    times, out, err = [], "", ""
+    for _ in range(runs):
+        t, out, err = run_once(argv, cwd, **kw)
+        times.append(t)
+        for f in os.listdir(cwd):  # captures are not kept
+            if f.endswith(".h5"):
+                os.unlink(os.path.join(cwd, f))
+    return statistics.median(times), out, err
+
+
+class Bench:
+    def __init__(self, args):
+        self.args, self.start = args, time.monotonic()
+        self.lines = []
+        self.work = tempfile.mkdtemp(prefix="cuda-record-", dir=args.out)
+
+    def over_budget(self):
+        return time.monotonic() - self.start > self.args.budget
+
+    def emit(self, line):
+        print(line, flush=True)
+        self.lines.append(line)
+
+    def record(self, kernel, launch, app, max_bytes=None):
+        argv = [self.args.r3, "record", "-k", kernel]
+        if launch is not None:
+            argv += ["--launch", str(launch), "-o", "cap.h5"]
+        else:
+            argv += ["-o", "none.h5"]
+        if max_bytes:
+            argv += ["--max-bytes", max_bytes]
+        return argv + ["--"] + app
+
+    def recipe_row(self, name, kernel, launch):
+        app = [os.path.join(self.args.bin, name)]
+        runs = self.args.runs
+        plain, _, _ = median_runs(app, self.work, runs)
+        none, _, _ = median_runs(self.record(NO_KERNEL, None, app), self.work, runs,
+                                 accept_no_launch=True)
+        one, _, err = median_runs(self.record(kernel, launch, app), self.work, runs)
+        m = RECORDED.search(err)
+        stored = "%s %s" % (m.group(2), m.group(3)) if m else "?"
+        return "| %s | %s:%d | %.3f | %.3f | %.3f | %.2f | %.2f | %s |" % (
+            name, kernel, launch, plain, none, one, none / plain, one / plain, stored)
+
+    def recipes(self):
+        self.emit("Recipe applications: median wall seconds of %d runs" % self.args.runs)
+        self.emit("")
+        self.emit("| app | recorded launch | plain s | record, no kernel s | "
+                  "record, one launch s | no kernel / plain | one launch / plain | "
+                  "stored |")
+        self.emit("|---|---|---|---|---|---|---|---|")
+        for name, kernel, launch in RECIPES:
+            self.row(lambda: self.recipe_row(name, kernel, launch),
+                     "| %s | %s:%d | %%s |" % (name, kernel, launch))
+
+    def snapshot_row(self, gib):
+        app = [os.path.join(self.args.bin, "snapshot_app"), "--gib", str(gib)]
+        cap = "%dG" % (gib + 1)
+        runs = self.args.runs
+        plain, out, _ = median_runs(app, self.work, runs)
+        m = D2H.search(out)
+        if not m:
+            raise RowError("snapshot_app printed no bandwidth: %s" % out.strip()[:120])
+        d2h = float(m.group(1))
+        none, _, _ = median_runs(self.record(NO_KERNEL, None, app, cap), self.work,
+                                 runs, accept_no_launch=True)
+        one, _, err = median_runs(self.record("touch", 0, app, cap), self.work, runs)
+        m = RECORDED.search(err)
+        if not m:
+            raise RowError("r3 record printed no 'recorded 1 launch' line")
+        stored = float(m.group(2)) * UNITS[m.group(3)]
+        extra = one - none
+        if extra <= 0:
+            raise RowError("recording took no longer than not recording "
+                           "(%.3f s vs %.3f s)" % (one, none))
+        gbps = stored / extra / 1e9
+        return "| %d | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f |" % (
+            gib, plain, none, one, stored / 1e9, gbps, d2h, gbps / d2h)
+
+    def snapshots(self):
+        self.emit("")
+        self.emit("Snapshot throughput (snapshot_app, 256 MiB buffers, launch 0 "
+                  "recorded): median wall seconds of %d runs" % self.args.runs)
+        self.emit("")
+        self.emit("| working set GiB | plain s | record, no kernel s | record, one "
+                  "launch s | stored GB | snapshot GB/s | pinned d2h GB/s | ratio |")
+        self.emit("|---|---|---|---|---|---|---|---|")
+        for gib in self.args.sizes:
+            self.row(lambda: self.snapshot_row(gib), "| %d | %%s |" % gib)
+
+    def row(self, compute, failed):
+        if self.over_budget():
+            self.emit(failed % ("skipped: the %d s budget was spent" % self.args.budget))
+            return
+        try:
+            self.emit(compute())
+        except RowError as e:
+            self.emit(failed % ("error: %s" % e))
+
+    def finish(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+        self.emit("")
+        self.emit("total %.0f s" % (time.monotonic() - self.start))
+        path = os.path.join(self.args.out, "cuda-record.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+        print("cuda-record: table written to %s" % path)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--r3", required=True, help="the r3 binary")
+    p.add_argument("--bin", required=True, help="what build.sh built")
+    p.add_argument("--out", required=True, help="where the table is written")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--sizes", default="1,4,16",
+                   type=lambda s: [int(v) for v in s.split(",")])
+    p.add_argument("--budget", type=int, default=450,
+                   help="seconds after which the remaining rows are skipped")
+    args = p.parse_args()
+    args.r3, args.bin = os.path.abspath(args.r3), os.path.abspath(args.bin)
+    os.makedirs(args.out, exist_ok=True)
+    for f in [args.r3] + [os.path.join(args.bin, n) for n, _, _ in RECIPES] + [
+            os.path.join(args.bin, "snapshot_app")]:
+        if not os.access(f, os.X_OK):
+            print("cuda-record: warning: %s is not an executable; its rows will "
+                  "fail" % f, file=sys.stderr)
+    b = Bench(args)
+    b.emit("r3 record benchmark: %s" % " ".join(sys.argv[1:]))
+    b.emit("")
+    b.recipes()
+    b.snapshots()
+    b.finish()
+
+
+main()

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds cuda-matmul with nvcc (default static cudart, sm_90 code plus PTX)
+# and, unless BUILD_ONLY=1, records its third multiply (launch 2) into
+# matmul.h5. Uses $R3 (or the r3 on PATH) and $NVCC (default nvcc on PATH or
+# /usr/local/cuda/bin/nvcc); ARCH sets the GPU architecture (default sm_90).
+set -euo pipefail
+cd "$(dirname "$0")"
+R3=${R3:-r3}
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+ARCH=${ARCH:-sm_90}
+"$NVCC" -O2 -arch="$ARCH" -o matmul matmul.cu
+if [ "${BUILD_ONLY:-0}" = 1 ]; then
+  exit 0
+fi
+if ! command -v "$R3" >/dev/null; then
+  echo "build.sh: r3 not found; put it on PATH or set R3=/path/to/r3" >&2
+  exit 1
+fi
+"$R3" record --kernel matmul_tiled --launch 2 -o matmul.h5 -- ./matmul
