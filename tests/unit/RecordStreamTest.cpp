@@ -179,7 +179,7 @@ TEST_CASE("a broken record stream leaves no capture", "[record]") {
       },
       Path);
   REQUIRE_FALSE(Version);
-  CHECK(Version.error().message().find("protocol version 99, expected 2") !=
+  CHECK(Version.error().message().find("protocol version 99, expected 3") !=
         std::string::npos);
 
   auto Cut = receiveFrom(
