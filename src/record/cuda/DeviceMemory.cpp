@@ -53,6 +53,7 @@ const std::vector<CUpti_CallbackId> &DeviceMemory::callbacks() {
       CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess,
       CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
       CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
+      CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister,
       CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2,
       CUPTI_DRIVER_TRACE_CBID_cuMemHostGetDevicePointer_v2,
       CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
@@ -249,6 +250,7 @@ bool DeviceMemory::onHost(CUpti_CallbackId Cbid, const void *Params,
     pin(P, A.bytesize, Combined ? 0 : P, Reach::Everywhere, nullptr);
     return true;
   }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister: // the same layout
   case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2: {
     // Mapped only with DEVICEMAP, for the registering context unless
     // PORTABLE; at the host address where the device can use it (the
