@@ -261,6 +261,8 @@ int report(const Received &R, const RecordPlan &P, const std::string &Path,
     printError(Why);
     return ExitFailure;
   }
+  for (const std::string &W : R.Stats.Warnings)
+    printWarning(W);
   if (P.Env.Mode == RecordMode::List)
     printList(R.List, P.Source);
   else

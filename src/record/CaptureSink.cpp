@@ -189,6 +189,10 @@ Error Sink::handle(const FrameHeader &H, std::span<const uint8_t> Meta,
     R3_TRY(decodeFailure(Meta, Message));
     return Error::make(Message);
   }
+  case Type::Warning: {
+    Stats.Warnings.emplace_back();
+    return decodeWarning(Meta, Stats.Warnings.back());
+  }
   case Type::Done:
     Done = true;
     return Error::success();
@@ -238,6 +242,10 @@ Error onListFrame(int Fd, const FrameHeader &H,
     std::string Message;
     R3_TRY(decodeFailure(Meta, Message));
     return Error::make(Message);
+  }
+  case Type::Warning: {
+    std::string Ignored; // list mode records nothing to warn about
+    return decodeWarning(Meta, Ignored);
   }
   case Type::Done:
     Done = true;

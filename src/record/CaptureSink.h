@@ -22,6 +22,9 @@ struct RecordStats {
   /// The mangled names of the kernels with recorded launches, in the order of
   /// their first recorded launch.
   std::vector<std::string> LaunchedKernels;
+  /// What the recorded process warned about (Warning frames), in order: the
+  /// capture is complete, but cannot replay everything the application did.
+  std::vector<std::string> Warnings;
 };
 
 /// Reads frames from Fd until Done and writes the capture to Path. Base holds

@@ -189,4 +189,16 @@ Error decodeFailure(std::span<const uint8_t> Meta, std::string &Message) {
   return R.finish("failure");
 }
 
+MetaWriter encodeWarning(const std::string &Message) {
+  MetaWriter W;
+  W.str(Message);
+  return W;
+}
+
+Error decodeWarning(std::span<const uint8_t> Meta, std::string &Message) {
+  MetaReader R(Meta);
+  Message = R.str();
+  return R.finish("warning");
+}
+
 } // namespace r3::wire

@@ -54,6 +54,7 @@ MetaWriter encode(const LaunchMsg &M);
 MetaWriter encode(const RegionMsg &M);
 MetaWriter encode(const DurationMsg &M);
 MetaWriter encodeFailure(const std::string &Message);
+MetaWriter encodeWarning(const std::string &Message);
 
 Error decode(std::span<const uint8_t> Meta, HelloMsg &M);
 Error decode(std::span<const uint8_t> Meta, ModuleMsg &M);
@@ -63,5 +64,6 @@ Error decode(std::span<const uint8_t> Meta, RegionMsg &M);
 Error decode(std::span<const uint8_t> Meta, DurationMsg &M);
 Error decode(std::span<const uint8_t> Meta, KernelStatsMsg &M);
 Error decodeFailure(std::span<const uint8_t> Meta, std::string &Message);
+Error decodeWarning(std::span<const uint8_t> Meta, std::string &Message);
 
 } // namespace r3::wire

@@ -19,7 +19,7 @@
 
 namespace r3::wire {
 
-inline constexpr uint32_t ProtocolVersion = 2;
+inline constexpr uint32_t ProtocolVersion = 3;
 
 enum class Type : uint32_t {
   Hello = 1,       ///< version, pid, device
@@ -31,6 +31,8 @@ enum class Type : uint32_t {
   Failure = 7,     ///< a message: the recording cannot be complete
   Done = 8,        ///< the recording is complete
   KernelStats = 9, ///< list mode: a kernel's name, launches, total duration
+  Warning = 10,    ///< a message: the capture is written, but the user should
+                   ///< know what it cannot hold (r3 record prints it)
 };
 
 inline constexpr uint64_t NoLaunch = ~0ull;

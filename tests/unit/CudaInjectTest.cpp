@@ -126,29 +126,32 @@ TEST_CASE("cuda inject: cuLaunchKernelEx's configuration and refusals",
 TEST_CASE("cuda inject: the allocation table follows allocations and frees",
           "[cuda]") {
   DeviceMemory M;
+  CUcontext Ctx = reinterpret_cast<CUcontext>(0xc0);
   CUdeviceptr A = 0x7f0000000000, B = 0x7f0000100000, Managed = 0x7e0000000000,
               Pitched = 0x7f0000200000, Failed = 0x7f0000300000;
   cuMemAlloc_v2_params PA{&A, 4096};
-  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &PA, CUDA_SUCCESS);
+  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &PA, CUDA_SUCCESS, Ctx);
   cuMemAllocAsync_params PB{};
   PB.dptr = &B;
   PB.bytesize = 512;
-  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, &PB, CUDA_SUCCESS);
+  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, &PB, CUDA_SUCCESS, Ctx);
   cuMemAllocManaged_params PM{};
   PM.dptr = &Managed;
   PM.bytesize = 256;
-  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, &PM, CUDA_SUCCESS);
+  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, &PM, CUDA_SUCCESS,
+              Ctx);
   size_t Pitch = 1024;
   cuMemAllocPitch_v2_params PP{};
   PP.dptr = &Pitched;
   PP.pPitch = &Pitch;
   PP.WidthInBytes = 1000;
   PP.Height = 3;
-  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, &PP, CUDA_SUCCESS);
+  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, &PP, CUDA_SUCCESS,
+              Ctx);
   // A call that failed allocated nothing.
   cuMemAlloc_v2_params PF{&Failed, 64};
   M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &PF,
-              CUDA_ERROR_OUT_OF_MEMORY);
+              CUDA_ERROR_OUT_OF_MEMORY, Ctx);
 
   std::vector<DeviceAllocation> L = M.live();
   REQUIRE(L.size() == 4);
@@ -163,10 +166,10 @@ TEST_CASE("cuda inject: the allocation table follows allocations and frees",
   CHECK(L[3].Size == 3 * 1024); // the pitch, not the width, per row
 
   cuMemFree_v2_params FA{A};
-  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &FA, CUDA_SUCCESS);
+  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &FA, CUDA_SUCCESS, Ctx);
   cuMemFreeAsync_params FB{};
   FB.dptr = B;
-  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, &FB, CUDA_SUCCESS);
+  M.onApiExit(CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, &FB, CUDA_SUCCESS, Ctx);
   L = M.live();
   REQUIRE(L.size() == 2);
   CHECK(L[0].Base == Managed);

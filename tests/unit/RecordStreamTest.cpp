@@ -141,6 +141,22 @@ TEST_CASE("a record stream through a pipe becomes a capture", "[record]") {
   std::remove(Path.c_str());
 }
 
+TEST_CASE("warnings on the record stream reach the statistics", "[record]") {
+  std::string Path = tempPath("warned.h5");
+  auto Stats = receiveFrom(
+      [](FrameWriter &W) {
+        sendPrologue(W);
+        REQUIRE_FALSE(W.send(Type::Warning, encodeWarning("managed memory")));
+        REQUIRE_FALSE(W.send(Type::Warning, encodeWarning("second")));
+        REQUIRE_FALSE(W.send(Type::Done, MetaWriter()));
+      },
+      Path);
+  REQUIRE(Stats);
+  CHECK(Stats->Warnings ==
+        std::vector<std::string>{"managed memory", "second"});
+  std::remove(Path.c_str());
+}
+
 TEST_CASE("a broken record stream leaves no capture", "[record]") {
   std::string Path = tempPath("bad.h5");
   auto Failed = receiveFrom(
@@ -179,7 +195,7 @@ TEST_CASE("a broken record stream leaves no capture", "[record]") {
       },
       Path);
   REQUIRE_FALSE(Version);
-  CHECK(Version.error().message().find("protocol version 99, expected 2") !=
+  CHECK(Version.error().message().find("protocol version 99, expected 3") !=
         std::string::npos);
 
   auto Cut = receiveFrom(

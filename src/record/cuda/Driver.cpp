@@ -25,8 +25,17 @@ Error check(CUptiResult R, const char *Call) {
 Error synchronize() { return check(cuCtxSynchronize(), "cuCtxSynchronize"); }
 
 Error copyToHost(void *Dst, uint64_t Src, uint64_t Size) {
-  return check(cuMemcpyDtoH(Dst, static_cast<CUdeviceptr>(Src), Size),
-               "cuMemcpyDtoH");
+  // cuMemcpy infers both sides from their unified addresses, so one call
+  // reads device, managed and mapped host memory alike (cuMemcpyDtoH wants a
+  // device pointer).
+  auto D = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(Dst));
+  return check(cuMemcpy(D, static_cast<CUdeviceptr>(Src), Size), "cuMemcpy");
+}
+
+Expected<int> currentDevice() {
+  CUdevice D = 0;
+  R3_TRY(check(cuCtxGetDevice(&D), "cuCtxGetDevice"));
+  return static_cast<int>(D);
 }
 
 Expected<void *> allocatePinned(uint64_t Size) {

@@ -21,8 +21,12 @@ Error check(CUptiResult R, const char *Call);
 /// Waits for all work of the current context (the launch's context).
 Error synchronize();
 
-/// Copies Size bytes of device memory at Src into host memory at Dst.
+/// Copies Size bytes at the unified address Src (device, managed or mapped
+/// host memory) into host memory at Dst.
 Error copyToHost(void *Dst, uint64_t Src, uint64_t Size);
+
+/// The device ordinal of the current context.
+Expected<int> currentDevice();
 
 /// Pinned host memory for device-to-host copies; null with an error on failure.
 Expected<void *> allocatePinned(uint64_t Size);

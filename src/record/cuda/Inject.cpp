@@ -6,13 +6,14 @@
 //
 // Start-up reads the contract of RecordEnv.h and removes it, marks the stream
 // close-on-exec, and subscribes to CUPTI: driver API callbacks for the
-// allocation and launch calls, the module-loaded resource callback, and the
-// kernel activity records that time launches. Hello is sent at the first
-// recorded launch (driver calls are not allowed inside cuInit). At exit the
-// activity buffers are flushed and the durations (or, with --list, the kernel
-// list) go out with the Done frame, or the reason why the capture cannot be
-// complete goes out as a Failure frame. The library links CUPTI, the driver
-// and the C/C++ runtimes only (DESIGN decision 2).
+// allocation, texture/surface object and launch calls, the module-loaded
+// resource callback, and the kernel activity records that time launches.
+// Hello is sent at the first recorded launch (driver calls are not allowed
+// inside cuInit). At exit the activity buffers are flushed and the durations
+// (or, with --list, the kernel list) go out with the Done frame, or the
+// reason why the capture cannot be complete goes out as a Failure frame. The
+// library links CUPTI, the driver and the C/C++ runtimes only (DESIGN
+// decision 2).
 #include "record/cuda/Injector.h"
 
 #include "record/Messages.h"
@@ -94,10 +95,11 @@ void onDriverApi(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
       onLaunchExit(Data);
     return;
   }
-  if (!Enter)
-    State->Memory.onApiExit(
-        Cbid, Data.functionParams,
-        *static_cast<const CUresult *>(Data.functionReturnValue));
+  if (Enter)
+    return;
+  CUresult R = *static_cast<const CUresult *>(Data.functionReturnValue);
+  State->Memory.onApiExit(Cbid, Data.functionParams, R, Data.context);
+  State->Textures.onApiExit(Cbid, Data.functionParams, R);
 }
 
 void onResource(CUpti_CallbackId Cbid, const CUpti_ResourceData &Data) {
@@ -160,8 +162,8 @@ Error subscribe() {
   R3_TRY(
       check(cuptiSubscribe(&Subscriber, callback, nullptr), "cuptiSubscribe"));
   std::vector<CUpti_CallbackId> Ids = DeviceMemory::callbacks();
-  const std::vector<CUpti_CallbackId> &Launches = launchCallbacks();
-  Ids.insert(Ids.end(), Launches.begin(), Launches.end());
+  for (const auto *More : {&launchCallbacks(), &TextureTable::callbacks()})
+    Ids.insert(Ids.end(), More->begin(), More->end());
   for (CUpti_CallbackId Id : Ids)
     R3_TRY(check(
         cuptiEnableCallback(1, Subscriber, CUPTI_CB_DOMAIN_DRIVER_API, Id),

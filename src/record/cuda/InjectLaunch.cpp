@@ -3,19 +3,26 @@
 // registered for its duration. A launch the selection picks is recorded:
 //   on API enter: the kernel's module image and description are sent once;
 //     then the Launch frame (grid, block, shared bytes, parameter buffer); the
-//     context is synchronized and every live allocation and the module's
-//     globals are copied and sent as pre-state (Snapshot.h);
+//     context is synchronized and every live allocation the launch's context
+//     can reach and the module's globals are copied and sent as pre-state
+//     (Snapshot.h);
 //   on API exit (same thread): the launch's own result is checked, the context
 //     synchronized again, and the regions that changed are sent as post-state.
 // The state lock is held throughout each of the two halves, so launches of
 // other threads wait while a recorded one is copied. A launch the capture
-// cannot hold faithfully (cooperative, clusters) refuses the recording.
+// cannot hold faithfully refuses the recording: cooperative launches,
+// clusters, a device other than the capture's (one capture, one device's
+// memory), texture or surface objects and references (LaunchChecks.h). One
+// it holds but cannot replay exactly (managed memory) is warned about.
 #include "record/cuda/Injector.h"
 
 #include "record/Messages.h"
 #include "record/cuda/Driver.h"
 #include "support/Demangle.h"
 #include "support/StringUtil.h"
+
+#include <optional>
+#include <set>
 
 namespace r3::cuda {
 
@@ -98,11 +105,13 @@ Expected<LaunchMsg> launchMessage(const KernelState &K, const LaunchCall &C,
   return M;
 }
 
-/// Every live allocation and the kernel's globals, within the size cap.
-Expected<std::vector<RegionInfo>> regions(const KernelState &K) {
+/// The allocations the launch can reach and the kernel's globals, within the
+/// size cap.
+Expected<std::vector<RegionInfo>>
+regions(const KernelState &K, const std::vector<DeviceAllocation> &Reached) {
   std::vector<RegionInfo> Out;
   uint64_t Total = 0;
-  for (const DeviceAllocation &A : State->Memory.live()) {
+  for (const DeviceAllocation &A : Reached) {
     Out.push_back({A.Base, A.Size, A.Kind, "", false});
     Total += A.Size;
   }
@@ -121,18 +130,60 @@ Expected<std::vector<RegionInfo>> regions(const KernelState &K) {
   return Out;
 }
 
-Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal) {
+/// The launch's device (the current context's): a capture holds one.
+Expected<int> launchDevice(const KernelState &K, uint64_t Ordinal) {
+  int Device = NoDevice;
+  R3_TRY(moveInto(currentDevice(), Device));
+  R3_TRY(checkDevice(State->CaptureDevice, Device, Ordinal, K.Name));
+  State->CaptureDevice = Device;
+  return Device;
+}
+
+/// Texture and surface objects passed as parameters, or references of the
+/// kernel's module: the capture cannot hold what they read.
+Error checkTextures(const KernelState &K, const LaunchMsg &L) {
+  std::set<uint64_t> Live = State->Textures.liveObjects();
+  if (auto P = textureParam(K.Params, L.Info.Params, Live))
+    return textureObjectRefusal(K.Name, *P);
+  CUmodule M = nullptr;
+  if (cuFuncGetModule(&M, K.Function) == CUDA_SUCCESS &&
+      State->Textures.hasReferences(M))
+    return textureReferenceRefusal(K.Name);
+  return Error::success();
+}
+
+/// Once per recording: managed memory is not replayed as the application
+/// used it.
+Error warnManaged(const KernelState &K, uint64_t Ordinal,
+                  const std::vector<DeviceAllocation> &Reached) {
+  if (State->ManagedWarned)
+    return Error::success();
+  std::optional<std::string> W = managedWarning(Reached, Ordinal, K.Name);
+  if (!W)
+    return Error::success();
+  State->ManagedWarned = true;
+  return State->Writer.send(Type::Warning, encodeWarning(*W));
+}
+
+Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal,
+                     CUcontext Ctx) {
   if (C.Refusal == Unsupported::Cooperative)
     return refuse(K, Ordinal, "a cooperative launch");
   if (C.Refusal == Unsupported::ClusterDims)
     return refuse(K, Ordinal, "a launch with thread block clusters");
+  int Device = NoDevice;
+  R3_TRY(moveInto(launchDevice(K, Ordinal), Device));
   R3_TRY(helloLocked());
   R3_TRY(announce(K, K.Function));
   LaunchMsg Launch;
   R3_TRY(moveInto(launchMessage(K, C, Ordinal), Launch));
+  R3_TRY(checkTextures(K, Launch));
   R3_TRY(synchronize());
+  std::vector<DeviceAllocation> Reached =
+      State->Memory.reachableFrom(Ctx, Device);
   std::vector<RegionInfo> Infos;
-  R3_TRY(moveInto(regions(K), Infos));
+  R3_TRY(moveInto(regions(K, Reached), Infos));
+  R3_TRY(warnManaged(K, Ordinal, Reached));
   R3_TRY(State->Writer.send(Type::Launch, encode(Launch)));
   auto Snap = std::make_unique<Snapshot>(std::move(Infos));
   R3_TRY(Snap->sendPre(State->Writer, Launch.Id));
@@ -166,7 +217,7 @@ void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call) {
   bool Record = State->Env.Mode == RecordMode::Record &&
                 State->Selector.countLaunch((*K)->Name);
   if (Record)
-    if (Error E = beginRecording(**K, Call, Ordinal))
+    if (Error E = beginRecording(**K, Call, Ordinal, Data.context))
       return failLocked(E.message());
   if ((*K)->Selected)
     timeLaunch(**K, Data.correlationId, Record ? Current.LaunchId : NoLaunch);

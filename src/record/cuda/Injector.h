@@ -9,8 +9,10 @@
 #include "record/Selection.h"
 #include "record/cuda/DeviceMemory.h"
 #include "record/cuda/Launch.h"
+#include "record/cuda/LaunchChecks.h"
 #include "record/cuda/Modules.h"
 #include "record/cuda/Snapshot.h"
+#include "record/cuda/Textures.h"
 
 #include <cupti.h>
 
@@ -51,6 +53,7 @@ struct Injector {
   wire::FrameWriter Writer{-1};
   std::mutex Lock; ///< everything below but the timings, and the stream
   DeviceMemory Memory;
+  TextureTable Textures;
   ModuleTable Modules;
   std::unordered_map<CUfunction, std::unique_ptr<KernelState>> Kernels;
   std::vector<KernelState *> Order; ///< kernels in the order first launched
@@ -62,6 +65,8 @@ struct Injector {
   std::vector<std::string> GraphKernels; ///< kernels the activity API saw
                                          ///< run inside CUDA graphs
   bool HelloSent = false, Failed = false, Finished = false;
+  bool ManagedWarned = false;   ///< the managed-memory warning went out
+  int CaptureDevice = NoDevice; ///< the device of the first recorded launch
   uint64_t LaunchesSent = 0;
 };
 

@@ -12,10 +12,6 @@
 namespace r3::cuda {
 
 namespace {
-/// The staging buffer's size: large enough that a copy's fixed cost is small
-/// beside its bytes, small enough to pin in any process.
-constexpr uint64_t ChunkBytes = 32ull << 20;
-
 wire::MetaWriter regionMeta(uint64_t LaunchId, Phase Side, size_t Index,
                             const RegionInfo &Info) {
   wire::RegionMsg M;
@@ -27,7 +23,7 @@ wire::MetaWriter regionMeta(uint64_t LaunchId, Phase Side, size_t Index,
 }
 } // namespace
 
-Snapshot::Snapshot(std::vector<RegionInfo> Infos) {
+Snapshot::Snapshot(std::vector<RegionInfo> Infos, SnapshotIo Io) : Io(Io) {
   for (RegionInfo &I : Infos)
     Regions.push_back({std::move(I), nullptr});
 }
@@ -36,12 +32,16 @@ Snapshot::~Snapshot() {
   for (SnapshotRegion &R : Regions)
     if (R.Pre)
       ::munmap(R.Pre, R.Info.Size);
-  freePinned(Staging);
+  if (Staging)
+    Io.Free(Staging);
 }
 
 Error Snapshot::stage() {
-  if (!Staging)
-    R3_TRY(moveInto(allocatePinned(ChunkBytes), Staging));
+  if (Staging)
+    return Error::success();
+  void *P = nullptr;
+  R3_TRY(moveInto(Io.Allocate(Io.ChunkBytes), P));
+  Staging = static_cast<uint8_t *>(P);
   return Error::success();
 }
 
@@ -52,9 +52,9 @@ Error Snapshot::copyPre(wire::FrameWriter &W, SnapshotRegion &R) {
     return errnoError("cannot map " + formatBytes(R.Info.Size) +
                       " to copy a region before the recorded launch");
   R.Pre = static_cast<uint8_t *>(P);
-  for (uint64_t Off = 0; Off < R.Info.Size; Off += ChunkBytes) {
-    uint64_t N = std::min(ChunkBytes, R.Info.Size - Off);
-    R3_TRY(copyToHost(Staging, R.Info.Base + Off, N));
+  for (uint64_t Off = 0; Off < R.Info.Size; Off += Io.ChunkBytes) {
+    uint64_t N = std::min(Io.ChunkBytes, R.Info.Size - Off);
+    R3_TRY(Io.Copy(Staging, R.Info.Base + Off, N));
     std::memcpy(R.Pre + Off, Staging, N);
     R3_TRY(W.sendBulk(std::span(Staging, N)));
   }
@@ -73,9 +73,9 @@ Error Snapshot::sendPre(wire::FrameWriter &W, uint64_t LaunchId) {
 }
 
 Expected<bool> Snapshot::changed(const SnapshotRegion &R) {
-  for (uint64_t Off = 0; Off < R.Info.Size; Off += ChunkBytes) {
-    uint64_t N = std::min(ChunkBytes, R.Info.Size - Off);
-    R3_TRY(copyToHost(Staging, R.Info.Base + Off, N));
+  for (uint64_t Off = 0; Off < R.Info.Size; Off += Io.ChunkBytes) {
+    uint64_t N = std::min(Io.ChunkBytes, R.Info.Size - Off);
+    R3_TRY(Io.Copy(Staging, R.Info.Base + Off, N));
     if (std::memcmp(R.Pre + Off, Staging, N) != 0)
       return true;
   }
@@ -83,9 +83,9 @@ Expected<bool> Snapshot::changed(const SnapshotRegion &R) {
 }
 
 Error Snapshot::resend(wire::FrameWriter &W, const SnapshotRegion &R) {
-  for (uint64_t Off = 0; Off < R.Info.Size; Off += ChunkBytes) {
-    uint64_t N = std::min(ChunkBytes, R.Info.Size - Off);
-    R3_TRY(copyToHost(Staging, R.Info.Base + Off, N));
+  for (uint64_t Off = 0; Off < R.Info.Size; Off += Io.ChunkBytes) {
+    uint64_t N = std::min(Io.ChunkBytes, R.Info.Size - Off);
+    R3_TRY(Io.Copy(Staging, R.Info.Base + Off, N));
     R3_TRY(W.sendBulk(std::span(Staging, N)));
   }
   return Error::success();

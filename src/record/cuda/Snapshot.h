@@ -9,12 +9,24 @@
 
 #include "capture/Capture.h"
 #include "record/Protocol.h"
+#include "record/cuda/Driver.h"
 #include "support/Error.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace r3::cuda {
+
+/// How a snapshot reaches memory: through the driver, or, in tests, through
+/// functions over host buffers standing in for the device.
+struct SnapshotIo {
+  Error (*Copy)(void *Dst, uint64_t Src, uint64_t Size) = copyToHost;
+  Expected<void *> (*Allocate)(uint64_t Size) = allocatePinned;
+  void (*Free)(void *P) = freePinned;
+  /// The staging buffer's size: large enough that a copy's fixed cost is
+  /// small beside its bytes, small enough to pin in any process.
+  uint64_t ChunkBytes = 32ull << 20;
+};
 
 struct SnapshotRegion {
   RegionInfo Info;        ///< base, size, kind, name
@@ -23,7 +35,7 @@ struct SnapshotRegion {
 
 class Snapshot {
 public:
-  explicit Snapshot(std::vector<RegionInfo> Regions);
+  explicit Snapshot(std::vector<RegionInfo> Regions, SnapshotIo Io = {});
   ~Snapshot();
   Snapshot(const Snapshot &) = delete;
   Snapshot &operator=(const Snapshot &) = delete;
@@ -41,6 +53,7 @@ private:
   Error resend(wire::FrameWriter &W, const SnapshotRegion &R);
 
   std::vector<SnapshotRegion> Regions;
+  SnapshotIo Io;
   uint8_t *Staging = nullptr;
 };
 
