@@ -112,13 +112,21 @@ void onResource(CUpti_CallbackId Cbid, const CUpti_ResourceData &Data) {
 
 void CUPTIAPI callback(void *, CUpti_CallbackDomain Domain,
                        CUpti_CallbackId Cbid, const void *Data) {
-  if (InCallback || !Data)
+  if (!Data)
+    return;
+  // A module load can happen inside one of our own driver calls: with lazy
+  // loading (CUDA's default), the first cuFuncGetName of a launch loads the
+  // kernel's module. Its image must be kept even then; storing it makes no
+  // driver call.
+  if (Domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    onResource(Cbid, *static_cast<const CUpti_ResourceData *>(Data));
+    return;
+  }
+  if (InCallback)
     return;
   ++InCallback;
   if (Domain == CUPTI_CB_DOMAIN_DRIVER_API)
     onDriverApi(Cbid, *static_cast<const CUpti_CallbackData *>(Data));
-  else if (Domain == CUPTI_CB_DOMAIN_RESOURCE)
-    onResource(Cbid, *static_cast<const CUpti_ResourceData *>(Data));
   --InCallback;
 }
 
