@@ -82,8 +82,7 @@ Expected<std::string> frontendKey(const CudaCompileOptions &O) {
   auto Text = readFileBytes(O.SourcePath);
   if (!Text)
     return makeError("source file '", O.SourcePath, "' does not exist");
-  return keyOf({"ir-1", *Text, join(O.Flags, "\n"),
-                smName(O.ComputeMajor, O.ComputeMinor), frontendIdentity()});
+  return keyOf({"ir-1", *Text, frontendIdentity(O)});
 }
 
 Expected<std::string> frontendBitcode(Job &J) {

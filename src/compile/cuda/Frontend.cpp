@@ -161,13 +161,14 @@ std::string toolkitDir() {
   return R3_CUDA_TOOLKIT_DIR;
 }
 
-std::string frontendIdentity() {
+std::string frontendIdentity(const CudaCompileOptions &O) {
   std::string Clang = hostClang();
+  std::vector<std::string> Argv = clangArgv(O, "", "");
   struct stat St {};
   ::stat(Clang.c_str(), &St);
   return "clang=" + Clang + ";size=" + std::to_string(St.st_size) +
          ";mtime=" + std::to_string(St.st_mtime) + ";cuda=" + toolkitDir() +
-         ";shim=" + shimDir();
+         ";shim=" + shimDir() + ";argv=" + join(Argv, "\n");
 }
 
 Expected<FrontendOutput> runFrontend(const CudaCompileOptions &O) {

@@ -51,7 +51,7 @@ std::string programLog(nvrtcProgram P) {
 }
 
 std::vector<std::string> nvrtcOptions(const CudaCompileOptions &O) {
-  std::vector<std::string> Opts = {"--gpu-arch=compute_" +
+  std::vector<std::string> Opts = {"--gpu-architecture=compute_" +
                                        std::to_string(O.ComputeMajor) +
                                        std::to_string(O.ComputeMinor),
                                    "-I" + directoryOf(O.SourcePath)};
@@ -105,7 +105,7 @@ Expected<NvrtcOutput> compileWithNvrtc(const CudaCompileOptions &O) {
   R3_TRY(
       moveInto(resolveKernelName(ptxEntries(Out.Ptx), O.Kernel, O.SourcePath),
                Out.Kernel));
-  Out.Ptx = withPtxBounds(Out.Ptx, Out.Kernel, O.Bounds, std::nullopt);
+  Out.Ptx = withPtxBounds(Out.Ptx, Out.Kernel, O.Bounds, O.MaxRegisters);
   return Out;
 }
 

@@ -36,8 +36,8 @@ struct FrontendOutput {
 Expected<FrontendOutput> runFrontend(const CudaCompileOptions &O);
 
 /// A description of the front end for the cache key: the clang that runs,
-/// its size and modification time, the toolkit, the shim.
-std::string frontendIdentity();
+/// its size and modification time, the toolkit, the shim, its command line.
+std::string frontendIdentity(const CudaCompileOptions &O);
 
 /// The CUDA toolkit's root: $R3_CUDA_PATH, else the one r3 was built with.
 std::string toolkitDir();
