@@ -45,19 +45,41 @@ struct Handle {
   }
 };
 
+/// nvJitLink takes -O0 or -O3 only; ptxas gets the exact level.
 std::vector<std::string> linkOptions(const CudaCompileOptions &O) {
   std::vector<std::string> Opts = {
       "-arch=" + smName(O.ComputeMajor, O.ComputeMinor),
-      "-O" + std::to_string(O.CodegenOpt), "-verbose", "-Xptxas=-v"};
+      O.CodegenOpt == 0 ? "-O0" : "-O3",
+      "-Xptxas=-O" + std::to_string(O.CodegenOpt), "-verbose", "-Xptxas=-v"};
   if (O.MaxRegisters)
     Opts.push_back("-maxrregcount=" + std::to_string(*O.MaxRegisters));
   return Opts;
 }
 
+const char *resultName(nvJitLinkResult R) {
+  switch (R) {
+  case NVJITLINK_ERROR_UNRECOGNIZED_OPTION:
+    return "unrecognized option";
+  case NVJITLINK_ERROR_MISSING_ARCH:
+    return "missing architecture";
+  case NVJITLINK_ERROR_INVALID_INPUT:
+    return "invalid input";
+  case NVJITLINK_ERROR_PTX_COMPILE:
+    return "PTX compilation failed";
+  case NVJITLINK_ERROR_NVVM_COMPILE:
+    return "NVVM compilation failed";
+  case NVJITLINK_ERROR_INTERNAL:
+    return "internal error";
+  default:
+    return "error";
+  }
+}
+
 Error linkFailure(nvJitLinkResult R, const char *Step, nvJitLinkHandle H) {
   std::string Log = H ? linkLog(H, true) : "";
-  return makeError("nvJitLink ", Step, " failed (error ", static_cast<int>(R),
-                   ")", Log.empty() ? "" : ":\n", trimmedLog(Log));
+  return makeError("nvJitLink ", Step, " failed (", resultName(R), ", code ",
+                   static_cast<int>(R), ")", Log.empty() ? "" : ":\n",
+                   trimmedLog(Log));
 }
 
 int64_t number(const std::smatch &M, size_t I) {
