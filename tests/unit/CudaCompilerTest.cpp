@@ -6,6 +6,7 @@
 
 #include "compile/cuda/CompileCache.h"
 #include "compile/cuda/CudaCompiler.h"
+#include "compile/cuda/Stages.h"
 #include "support/FileUtil.h"
 
 #include <cstdlib>
@@ -173,4 +174,16 @@ TEST_CASE("nvrtc compiles and reports", "[cuda]") {
   CHECK(C->Report.Kernel == "_Z5shiftPii");
   CHECK(C->Report.Registers > 0);
   CHECK(!C->Cubin.empty());
+}
+
+TEST_CASE("resources are read from the cubin when the log lacks them",
+          "[cuda]") {
+  auto C = compileCudaKernel(scaleOptions());
+  REQUIRE(C);
+  CudaCompileReport FromElf;
+  FromElf.Kernel = C->Report.Kernel;
+  cuda::readResources("", C->Cubin, FromElf);
+  CHECK(FromElf.Registers == C->Report.Registers);
+  CHECK(FromElf.SharedBytes == C->Report.SharedBytes);
+  CHECK(FromElf.LocalBytes == C->Report.LocalBytes);
 }

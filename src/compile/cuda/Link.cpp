@@ -7,9 +7,10 @@
 //       16 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads
 //   ptxas info    : Used 32 registers, used 1 barriers, 1024 bytes smem, ...
 //
-// When a line is missing, the cubin itself is read: the register count is the
-// top byte of sh_info of the kernel's .text.<kernel> section, the static
-// shared memory the size of .nv.shared.<kernel>.
+// When a line is missing, the cubin itself is read: its .nv.info section holds
+// per-function attributes (EIATTR_REGCOUNT 0x2f, EIATTR_FRAME_SIZE 0x11, each
+// a symbol index and a value), and the static shared memory is the size of
+// .nv.shared.<kernel>.
 #include "compile/cuda/Stages.h"
 
 #include <nvJitLink.h>
@@ -125,8 +126,8 @@ bool readAt(const std::vector<uint8_t> &B, uint64_t Off, T &Out) {
 
 struct Section {
   std::string Name;
-  uint64_t Size = 0;
-  uint32_t Info = 0;
+  uint64_t Offset = 0, Size = 0;
+  uint32_t Link = 0;
 };
 
 std::vector<Section> elfSections(const std::vector<uint8_t> &B) {
@@ -149,8 +150,9 @@ std::vector<Section> elfSections(const std::vector<uint8_t> &B) {
     uint64_t At = ShOff + uint64_t(I) * ShEntSize;
     uint32_t NameOff = 0;
     Section S;
-    if (!readAt(B, At, NameOff) || !readAt(B, At + 0x20, S.Size) ||
-        !readAt(B, At + 0x2c, S.Info) || StrOff + NameOff >= B.size())
+    if (!readAt(B, At, NameOff) || !readAt(B, At + 0x18, S.Offset) ||
+        !readAt(B, At + 0x20, S.Size) || !readAt(B, At + 0x28, S.Link) ||
+        StrOff + NameOff >= B.size())
       return Out;
     const char *Name = reinterpret_cast<const char *>(&B[StrOff + NameOff]);
     S.Name.assign(Name, strnlen(Name, B.size() - StrOff - NameOff));
@@ -159,11 +161,61 @@ std::vector<Section> elfSections(const std::vector<uint8_t> &B) {
   return Out;
 }
 
+std::string nameAt(const std::vector<uint8_t> &B, uint64_t Off) {
+  if (Off >= B.size())
+    return "";
+  const char *P = reinterpret_cast<const char *>(&B[Off]);
+  return std::string(P, strnlen(P, B.size() - Off));
+}
+
+/// The index of Kernel in the symbol table, if it is there.
+std::optional<uint32_t> symbolIndex(const std::vector<uint8_t> &B,
+                                    const std::vector<Section> &Sections,
+                                    const std::string &Kernel) {
+  for (const Section &S : Sections) {
+    if (S.Name != ".symtab" || S.Link >= Sections.size())
+      continue;
+    for (uint64_t I = 0; I * 24 + 24 <= S.Size; ++I) {
+      uint32_t NameOff = 0;
+      if (!readAt(B, S.Offset + I * 24, NameOff))
+        return std::nullopt;
+      if (nameAt(B, Sections[S.Link].Offset + NameOff) == Kernel)
+        return static_cast<uint32_t>(I);
+    }
+  }
+  return std::nullopt;
+}
+
+/// The EIATTR_REGCOUNT and EIATTR_FRAME_SIZE of symbol Symbol in .nv.info.
+void readNvInfo(const std::vector<uint8_t> &B, const Section &S,
+                uint32_t Symbol, CudaCompileReport &R) {
+  constexpr uint8_t FormatValue = 4, RegCount = 0x2f, FrameSize = 0x11;
+  for (uint64_t P = 0; P + 4 <= S.Size;) {
+    uint8_t Format = 0, Attr = 0;
+    uint16_t Size = 0;
+    if (!readAt(B, S.Offset + P, Format) ||
+        !readAt(B, S.Offset + P + 1, Attr) ||
+        !readAt(B, S.Offset + P + 2, Size))
+      return;
+    uint32_t Sym = 0, Value = 0;
+    bool Pair = Format == FormatValue && Size == 8 &&
+                readAt(B, S.Offset + P + 4, Sym) &&
+                readAt(B, S.Offset + P + 8, Value) && Sym == Symbol;
+    if (Pair && Attr == RegCount && R.Registers < 0)
+      R.Registers = Value;
+    if (Pair && Attr == FrameSize && R.LocalBytes < 0)
+      R.LocalBytes = Value;
+    P += 4 + (Format == FormatValue ? Size : 0);
+  }
+}
+
 void readCubinResources(const std::vector<uint8_t> &Cubin,
                         const std::string &Kernel, CudaCompileReport &R) {
-  for (const Section &S : elfSections(Cubin)) {
-    if (R.Registers < 0 && S.Name == ".text." + Kernel)
-      R.Registers = S.Info >> 24;
+  std::vector<Section> Sections = elfSections(Cubin);
+  auto Symbol = symbolIndex(Cubin, Sections, Kernel);
+  for (const Section &S : Sections) {
+    if (S.Name == ".nv.info" && Symbol)
+      readNvInfo(Cubin, S, *Symbol, R);
     if (S.Name == ".nv.shared." + Kernel && R.SharedBytes <= 0)
       R.SharedBytes = static_cast<int64_t>(S.Size);
   }
