@@ -10,6 +10,7 @@
 #include "campaign/TomlReader.h"
 #include "search/llm/Prompt.h"
 #include "support/FileUtil.h"
+#include "support/Paths.h"
 
 #include <algorithm>
 #include <cmath>
@@ -485,14 +486,6 @@ void readDescriptors(Reader &R, const Section *S, Campaign &C) {
 
 // --- the pass list ---
 
-std::string defaultShareDir() {
-  if (const char *Env = std::getenv("R3_SHARE_DIR"); Env && *Env)
-    return Env;
-  std::error_code EC;
-  fs::path Exe = fs::read_symlink("/proc/self/exe", EC);
-  return (Exe.parent_path() / ".." / "share" / "r3").lexically_normal();
-}
-
 std::vector<std::string> readPassList(const std::string &Path) {
   std::ifstream In(Path);
   std::vector<std::string> Passes;
@@ -513,7 +506,7 @@ void readPasses(Reader &R, const Section *S, CompilerSpec &C) {
   if (Given && C.PassList.empty())
     return; // reported: the named file does not exist
   if (!Given)
-    C.PassList = (fs::path(defaultShareDir()) / "passes" /
+    C.PassList = (fs::path(shareDir()) / "passes" /
                   (R.Target == Backend::Cuda ? "cuda.txt" : "host.txt"))
                      .lexically_normal();
   if (pathExists(C.PassList))
@@ -585,8 +578,7 @@ void readLlmModels(Reader &R, const Section &S, LlmSpec &L) {
 }
 
 void readLlmPrompts(Reader &R, const Section &S, LlmSpec &L) {
-  std::string Dir =
-      (fs::path(defaultShareDir()) / "prompts").lexically_normal();
+  std::string Dir = (fs::path(shareDir()) / "prompts").lexically_normal();
   const toml::node *N = S.get("prompts");
   if (N) {
     auto Given = R.string(*N, "'prompts'");

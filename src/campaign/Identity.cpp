@@ -1,20 +1,10 @@
 // Candidate identities and capture fingerprints (see Identity.h).
 #include "campaign/Identity.h"
 
-#include <llvm/ADT/StringExtras.h>
-#include <llvm/Support/SHA256.h>
-
 #include <fstream>
 #include <vector>
 
 namespace r3 {
-
-std::string sha256Hex(std::string_view Text) {
-  llvm::SHA256 H;
-  H.update(llvm::StringRef(Text.data(), Text.size()));
-  auto Digest = H.final();
-  return llvm::toHex(Digest, /*LowerCase=*/true);
-}
 
 Expected<std::string> captureFingerprint(const std::string &Path) {
   std::ifstream In(Path, std::ios::binary | std::ios::ate);

@@ -6,15 +6,13 @@
 #pragma once
 
 #include "support/Error.h"
+#include "support/Sha256.h" // sha256Hex, used by this header's callers
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace r3 {
-
-/// The SHA-256 of Text, as 64 lower-case hex digits.
-std::string sha256Hex(std::string_view Text);
 
 /// A cheap fingerprint of a (possibly huge) capture file: its size and the
 /// SHA-256 of its first and last MiB. Captures are written once and renamed
@@ -23,12 +21,12 @@ Expected<std::string> captureFingerprint(const std::string &Path);
 
 /// What a candidate's identity is made of.
 struct IdentityParts {
-  std::string Kernel;      ///< mangled name
-  std::string Capture;     ///< captureFingerprint
-  std::string Launches;    ///< the launches it runs, "0,1"
-  std::string SourceHash;  ///< "" for the recorded code
-  std::string Settings;    ///< canonical JSON of the compiler/launch settings
-  std::string Evaluation;  ///< warm-up, repetitions, verification settings
+  std::string Kernel;     ///< mangled name
+  std::string Capture;    ///< captureFingerprint
+  std::string Launches;   ///< the launches it runs, "0,1"
+  std::string SourceHash; ///< "" for the recorded code
+  std::string Settings;   ///< canonical JSON of the compiler/launch settings
+  std::string Evaluation; ///< warm-up, repetitions, verification settings
   std::string Backend, Device;
 };
 

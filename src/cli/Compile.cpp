@@ -1,9 +1,329 @@
 // `r3 compile`: run the variant compiler alone and print its resource report.
+// Every option is checked here before anything is compiled; the CUDA variant
+// compiler (compile/cuda/CudaCompiler.h) does the work and needs no GPU.
 #include "cli/Command.h"
 
+#include "cli/Args.h"
+#include "cli/Diagnostics.h"
+#include "compile/CompileCommands.h"
+#include "support/FileUtil.h"
+#include "support/Paths.h"
+#include "support/StringUtil.h"
+
+#if R3_HAVE_CUDA
+#include "capture/CaptureReader.h"
+#include "compile/cuda/CudaCompiler.h"
+#include "support/Demangle.h"
+
+#include <nlohmann/json.hpp>
+#endif
+
+#include <cstdio>
+#include <fstream>
 #include <utility>
 
 namespace r3::cli {
+
+#if R3_HAVE_CUDA
+namespace {
+using nlohmann::json;
+
+/// What to compile and what to do with it, from the command line.
+struct CompilePlan {
+  CudaCompileOptions Options;
+  std::optional<std::string> Capture, Output;
+  std::optional<uint32_t> Launch;
+  bool Args = false, Dims = false;
+  std::string Emit = "cubin";
+  bool Json = false;
+};
+
+Expected<std::string> required(const ParsedArgs &A, std::string_view Name,
+                               std::string_view Example) {
+  auto V = A.value(Name);
+  if (!V || V->empty())
+    return makeError("option '", Name, "' is required (", Example, ")");
+  return *V;
+}
+
+/// sm_90 → (9, 0), sm_100 → (10, 0), sm_86 → (8, 6).
+Error parseArch(const std::string &Arch, CudaCompileOptions &O) {
+  std::string Digits = Arch.size() > 3 ? Arch.substr(3) : "";
+  bool Ok = Arch.compare(0, 3, "sm_") == 0 &&
+            (Digits.size() == 2 || Digits.size() == 3) &&
+            Digits.find_first_not_of("0123456789") == std::string::npos &&
+            Digits[0] != '0';
+  if (!Ok)
+    return makeError("option '--arch' expects sm_NN such as sm_90, got '", Arch,
+                     "'");
+  O.ComputeMajor = std::stoi(Digits.substr(0, Digits.size() - 1));
+  O.ComputeMinor = Digits.back() - '0';
+  return Error::success();
+}
+
+Expected<std::optional<uint32_t>> boundedOption(const ParsedArgs &A,
+                                                std::string_view Name,
+                                                uint64_t Min, uint64_t Max) {
+  auto V = A.value(Name);
+  if (!V)
+    return std::optional<uint32_t>();
+  auto N = parseUnsigned(*V);
+  if (!N || *N < Min || *N > Max)
+    return makeError("option '", Name, "' expects an integer from ", Min,
+                     " to ", Max, ", got '", *V, "'");
+  return std::optional<uint32_t>(static_cast<uint32_t>(*N));
+}
+
+Error parseBounds(const ParsedArgs &A, CudaCompileOptions &O) {
+  auto V = A.value("--launch-bounds");
+  if (!V)
+    return Error::success();
+  std::vector<std::string> Parts = split(*V, ',');
+  auto T = Parts.empty() ? std::nullopt : parseUnsigned(Parts[0]);
+  auto B =
+      Parts.size() == 2 ? parseUnsigned(Parts[1]) : std::optional<uint64_t>(0);
+  if (Parts.size() > 2 || !T || !B || *T < 1 || *T > 1024 || *B > 1024)
+    return makeError("option '--launch-bounds' expects THREADS[,BLOCKS] with "
+                     "THREADS from 1 to 1024, got '",
+                     *V, "'");
+  O.Bounds =
+      LaunchBoundsSpec{static_cast<uint32_t>(*T), static_cast<uint32_t>(*B)};
+  return Error::success();
+}
+
+Error parseCodegen(const ParsedArgs &A, CudaCompileOptions &O) {
+  std::optional<uint32_t> Opt, Regs;
+  R3_TRY(moveInto(boundedOption(A, "--codegen-opt", 0, 3), Opt));
+  if (auto V = A.value("--codegen-opt"); V && !Opt)
+    return makeError("option '--codegen-opt' expects 0, 1, 2 or 3");
+  if (Opt)
+    O.CodegenOpt = static_cast<int>(*Opt);
+  R3_TRY(moveInto(boundedOption(A, "--max-registers", 16, 255), Regs));
+  O.MaxRegisters = Regs;
+  O.Pipeline = A.value("--pipeline").value_or("");
+  std::string Toolchain;
+  R3_TRY(moveInto(choiceValue(A, "--toolchain", {"llvm", "nvrtc"}, "llvm"),
+                  Toolchain));
+  O.Toolchain =
+      Toolchain == "nvrtc" ? CudaToolchain::Nvrtc : CudaToolchain::Llvm;
+  return parseBounds(A, O);
+}
+
+Error parseFlags(const ParsedArgs &A, CudaCompileOptions &O) {
+  if (auto DB = A.value("--compile-commands")) {
+    if (!pathExists(*DB))
+      return makeError("option '--compile-commands': no such file '", *DB, "'");
+    R3_TRY(moveInto(flagsFromCompileCommands(*DB, O.SourcePath), O.Flags));
+  }
+  for (std::string &F : splitCommandLine(A.value("--cflags").value_or("")))
+    O.Flags.push_back(std::move(F));
+  return Error::success();
+}
+
+Error parseSpecialize(const ParsedArgs &A, CompilePlan &P) {
+  P.Capture = A.value("--capture");
+  auto S = A.value("--specialize");
+  if (S && !P.Capture)
+    return Error::make("option '--specialize' needs --capture: the recorded "
+                       "values come from a capture");
+  if (A.has("--launch") && !P.Capture)
+    return Error::make("option '--launch' needs --capture");
+  R3_TRY(moveInto(boundedOption(A, "--launch", 0, UINT32_MAX), P.Launch));
+  for (const std::string &W : split(S.value_or("args,dims"), ',')) {
+    if (W == "args" || W == "all")
+      P.Args = true;
+    if (W == "dims" || W == "all")
+      P.Dims = true;
+    if (W != "args" && W != "dims" && W != "all" && W != "none")
+      return makeError("option '--specialize' expects args, dims, args,dims "
+                       "or none, got '",
+                       *S, "'");
+  }
+  return Error::success();
+}
+
+Error parseOutput(const ParsedArgs &A, CompilePlan &P) {
+  P.Output = A.value("--output");
+  R3_TRY(moveInto(choiceValue(A, "--emit", {"ir", "ptx", "cubin"}, "cubin"),
+                  P.Emit));
+  if (A.has("--emit") && !P.Output)
+    return Error::make("option '--emit' needs -o FILE: where to write it");
+  if (P.Emit == "ir" && P.Options.Toolchain == CudaToolchain::Nvrtc)
+    return Error::make("option '--emit ir' needs the llvm toolchain: nvrtc "
+                       "makes no LLVM IR");
+  std::string Format;
+  R3_TRY(
+      moveInto(choiceValue(A, "--format", {"table", "json"}, "table"), Format));
+  P.Json = Format == "json";
+  P.Options.CacheDir = A.value("--cache-dir").value_or(defaultCacheDir());
+  return Error::success();
+}
+
+Expected<CompilePlan> parsePlan(const ParsedArgs &A) {
+  if (!A.Positional.empty())
+    return makeError("unexpected argument '", A.Positional[0],
+                     "' (the source is given with --source)");
+  CompilePlan P;
+  CudaCompileOptions &O = P.Options;
+  R3_TRY(moveInto(required(A, "--source", "--source FILE.cu"), O.SourcePath));
+  if (!pathExists(O.SourcePath))
+    return makeError("option '--source': no such file '", O.SourcePath, "'");
+  R3_TRY(moveInto(required(A, "--kernel", "--kernel NAME"), O.Kernel));
+  std::string Arch;
+  R3_TRY(moveInto(required(A, "--arch", "--arch sm_90"), Arch));
+  R3_TRY(parseArch(Arch, O));
+  R3_TRY(parseCodegen(A, O));
+  R3_TRY(parseSpecialize(A, P));
+  R3_TRY(parseOutput(A, P));
+  return P;
+}
+
+// --- the capture's values ---
+
+bool namesKernel(const KernelInfo &K, const std::string &Name) {
+  std::string D = K.Demangled.empty() ? demangle(K.Name) : K.Demangled;
+  return K.Name == Name || D == Name || D.substr(0, D.find('(')) == Name;
+}
+
+Expected<uint32_t> launchOf(const CaptureReader &R, const CompilePlan &P) {
+  const std::string &Name = P.Options.Kernel;
+  const auto &Launches = R.launches();
+  if (P.Launch) {
+    if (*P.Launch >= Launches.size())
+      return makeError(R.path(), ": launch ", *P.Launch,
+                       " is out of range: the capture has ", Launches.size(),
+                       " launches");
+    if (!namesKernel(R.kernels()[Launches[*P.Launch].Kernel], Name))
+      return makeError(R.path(), ": launch ", *P.Launch,
+                       " is not a launch of '", Name, "'");
+    return *P.Launch;
+  }
+  for (uint32_t L = 0; L < Launches.size(); ++L)
+    if (namesKernel(R.kernels()[Launches[L].Kernel], Name))
+      return L;
+  std::vector<std::string> Names;
+  for (const KernelInfo &K : R.kernels())
+    Names.push_back(K.Name);
+  return makeError(R.path(), ": no launch of kernel '", Name,
+                   "' (kernels: ", join(Names, ", "), ")");
+}
+
+Error loadSpecialization(CompilePlan &P) {
+  if (!P.Capture || (!P.Args && !P.Dims))
+    return Error::success();
+  auto R = CaptureReader::open(*P.Capture);
+  if (!R)
+    return R.takeError();
+  if ((*R)->header().Source != Backend::Cuda)
+    return makeError(*P.Capture, ": a host capture; r3 compile specializes "
+                                 "CUDA kernels");
+  uint32_t L = 0;
+  R3_TRY(moveInto(launchOf(**R, P), L));
+  const LaunchInfo &Launch = (*R)->launches()[L];
+  Specialization S;
+  S.Args = P.Args;
+  S.Dims = P.Dims;
+  S.Layout = (*R)->kernels()[Launch.Kernel].Params;
+  S.Params = Launch.Params;
+  S.Grid = Launch.Grid;
+  S.Block = Launch.Block;
+  P.Options.Specialize = std::move(S);
+  return Error::success();
+}
+
+// --- output ---
+
+Error writeOutput(const CompilePlan &P, const CudaCompiled &C) {
+  if (!P.Output)
+    return Error::success();
+  std::string Bytes = P.Emit == "ir" ? C.Ir
+                      : P.Emit == "ptx"
+                          ? C.Ptx
+                          : std::string(C.Cubin.begin(), C.Cubin.end());
+  return writeFileAtomically(*P.Output, Bytes);
+}
+
+json optional(int64_t V) { return V < 0 ? json(nullptr) : json(V); }
+
+json reportJson(const CompilePlan &P, const CudaCompileReport &R) {
+  return {{"kernel", R.Kernel},
+          {"demangled", demangle(R.Kernel)},
+          {"toolchain",
+           P.Options.Toolchain == CudaToolchain::Nvrtc ? "nvrtc" : "llvm"},
+          {"pipeline", R.Pipeline.empty() ? json(nullptr) : json(R.Pipeline)},
+          {"codegen_opt", P.Options.CodegenOpt},
+          {"registers", optional(R.Registers)},
+          {"spills", optional(R.Spills)},
+          {"shared_bytes", optional(R.SharedBytes)},
+          {"local_bytes", optional(R.LocalBytes)},
+          {"ptx_bytes", R.PtxBytes},
+          {"compile_ms", R.CompileMs},
+          {"frontend_ms", R.FrontendMs},
+          {"opt_ms", R.OptMs},
+          {"codegen_ms", R.CodegenMs},
+          {"link_ms", R.LinkMs},
+          {"frontend_cached", R.FrontendCached},
+          {"ptx_cached", R.PtxCached},
+          {"cubin_cached", R.CubinCached},
+          {"param_names", R.ParamNames},
+          {"output", P.Output ? json(*P.Output) : json(nullptr)},
+          {"emit", P.Output ? json(P.Emit) : json(nullptr)},
+          {"log", R.Log}};
+}
+
+std::string valueText(const json &V) { return V.is_null() ? "-" : V.dump(); }
+
+void printTable(const json &J) {
+  auto Cached = [&J](const char *Key) {
+    return J[Key].get<bool>() ? " (cached)" : "";
+  };
+  std::printf("kernel     %s\n", J["demangled"].get<std::string>().c_str());
+  std::printf("mangled    %s\n", J["kernel"].get<std::string>().c_str());
+  std::printf(
+      "toolchain  %s, pipeline %s, codegen -O%d\n",
+      J["toolchain"].get<std::string>().c_str(),
+      J["pipeline"].is_null() ? "-" : J["pipeline"].get<std::string>().c_str(),
+      J["codegen_opt"].get<int>());
+  std::printf("registers  %s\nspills     %s bytes\nshared     %s bytes\n"
+              "local      %s bytes\nptx        %s bytes\n",
+              valueText(J["registers"]).c_str(), valueText(J["spills"]).c_str(),
+              valueText(J["shared_bytes"]).c_str(),
+              valueText(J["local_bytes"]).c_str(),
+              valueText(J["ptx_bytes"]).c_str());
+  std::printf("compile    %.1f ms: front end %.1f ms%s, opt %.1f ms%s, "
+              "codegen %.1f ms, link %.1f ms%s\n",
+              J["compile_ms"].get<double>(), J["frontend_ms"].get<double>(),
+              Cached("frontend_cached"), J["opt_ms"].get<double>(),
+              Cached("ptx_cached"), J["codegen_ms"].get<double>(),
+              J["link_ms"].get<double>(), Cached("cubin_cached"));
+  if (!J["output"].is_null())
+    std::printf("wrote      %s (%s)\n", J["output"].get<std::string>().c_str(),
+                J["emit"].get<std::string>().c_str());
+}
+
+int runCompile(const ParsedArgs &A) {
+  auto P = parsePlan(A);
+  if (!P)
+    return usageError(P.error().message(), "compile");
+  if (Error E = parseFlags(A, P->Options))
+    return fail(E);
+  if (Error E = loadSpecialization(*P))
+    return fail(E);
+  auto C = compileCudaKernel(P->Options);
+  if (!C)
+    return fail(C.takeError());
+  if (Error E = writeOutput(*P, *C))
+    return fail(E);
+  json J = reportJson(*P, C->Report);
+  if (P->Json)
+    std::printf("%s\n", J.dump().c_str());
+  else
+    printTable(J);
+  return ExitSuccess;
+}
+
+} // namespace
+#endif
 
 CommandSpec withVariantCompilerOptions(CommandSpec C) {
   const OptionSpec Shared[] = {
@@ -21,23 +341,43 @@ CommandSpec withVariantCompilerOptions(CommandSpec C) {
 }
 
 CommandSpec compileCommand() {
-  CommandSpec C{
-      "compile",
-      "compile a kernel variant and print its resource report (no GPU needed)",
-      "--source FILE.cu --kernel NAME --arch sm_XX [options]",
-      "",
-      {{"--source", "", Arity::Value, "FILE", "the kernel's source file"},
-       {"--kernel", "", Arity::Value, "NAME", "the kernel to compile"},
-       {"--arch", "", Arity::Value, "sm_XX", "target compute capability"},
-       {"--toolchain", "", Arity::Value, "llvm|nvrtc", "which compiler to use"},
-       {"--capture", "", Arity::Value, "CAPTURE.h5",
-        "recorded values to specialize on"},
-       {"--emit", "", Arity::Value, "ir|ptx|cubin", "what -o writes"},
-       {"--output", "-o", Arity::Value, "FILE",
-        "write the compiled result here"},
-       {"--format", "", Arity::Value, "table|json", "output format"}},
-      false,
-      nullptr};
+  CommandSpec C {
+    "compile",
+        "compile a kernel variant and print its resource report (no GPU "
+        "needed)",
+        "--source FILE.cu --kernel NAME --arch sm_XX [options]",
+        "The kernel is compiled device-only (clang-19 -> LLVM IR -> the "
+        "pipeline -> NVPTX -> PTX -> nvJitLink, or NVRTC with --toolchain "
+        "nvrtc) and its registers, spills, shared and local memory are "
+        "reported. With --capture, the first recorded launch of the kernel (or "
+        "--launch N) is folded in as constants: its scalar arguments (args) "
+        "and its block and grid dimensions (dims); the default is args,dims. "
+        "Stages are cached under --cache-dir, else $R3_CACHE_DIR, else "
+        "$XDG_CACHE_HOME/r3, else ~/.cache/r3.",
+        {{"--source", "", Arity::Value, "FILE", "the kernel's source file"},
+         {"--kernel", "", Arity::Value, "NAME", "the kernel to compile"},
+         {"--arch", "", Arity::Value, "sm_XX", "target compute capability"},
+         {"--toolchain", "", Arity::Value, "llvm|nvrtc",
+          "which compiler to use"},
+         {"--capture", "", Arity::Value, "CAPTURE.h5",
+          "recorded values to specialize on"},
+         {"--specialize", "", Arity::Value, "args|dims|args,dims|none",
+          "what of the recorded launch to fold in (needs --capture)"},
+         {"--launch", "", Arity::Value, "N",
+          "the recorded launch to specialize on (default: the kernel's first)"},
+         {"--emit", "", Arity::Value, "ir|ptx|cubin", "what -o writes"},
+         {"--output", "-o", Arity::Value, "FILE",
+          "write the compiled result here"},
+         {"--cache-dir", "", Arity::Value, "DIR", "the compile cache"},
+         {"--format", "", Arity::Value, "table|json", "output format"}},
+        false,
+#if R3_HAVE_CUDA
+        runCompile
+  };
+#else
+        nullptr
+  };
+#endif
   return withVariantCompilerOptions(std::move(C));
 }
 

@@ -94,7 +94,9 @@ Error checkSignature(const Function &F) {
 /// The values an extracted kernel needs, in discovery order.
 class Reachability {
 public:
-  explicit Reachability(const Function &Kernel) : Kernel(Kernel) {}
+  explicit Reachability(const Function &Kernel,
+                        ExtractFor For = ExtractFor::Host)
+      : Kernel(Kernel), For(For) {}
 
   Error run() {
     add(&Kernel);
@@ -111,7 +113,8 @@ public:
     if (!Reached.contains(G))
       return false;
     if (const auto *V = dyn_cast<GlobalVariable>(G))
-      return copiesInitializer(*V);
+      return For == ExtractFor::Device ? V->hasInitializer()
+                                       : copiesInitializer(*V);
     return true;
   }
 
@@ -133,6 +136,11 @@ private:
     if (const auto *F = dyn_cast<Function>(&G))
       return visitFunction(*F);
     if (const auto *V = dyn_cast<GlobalVariable>(&G)) {
+      if (For == ExtractFor::Device) {
+        if (V->hasInitializer())
+          visitConstant(V->getInitializer());
+        return Error::success();
+      }
       if (V->isThreadLocal())
         return refusal(Kernel.getName(), "it uses the thread-local variable '" +
                                              V->getName() +
@@ -173,6 +181,7 @@ private:
   }
 
   const Function &Kernel;
+  ExtractFor For;
   SmallSetVector<const GlobalValue *, 32> Reached;
   SmallVector<const GlobalValue *, 32> Work;
   SmallPtrSet<const Constant *, 32> Constants;
@@ -358,6 +367,70 @@ Expected<ExtractedKernel> extractKernel(const Module &M, StringRef Kernel,
     return E;
   Out.Module = std::move(New);
   return Out;
+}
+
+namespace {
+/// The device module's variables keep their definitions, their linkage and
+/// their names: the cubin defines them, and replay finds them by name.
+void fixDeviceVariable(GlobalVariable &V) {
+  V.setComdat(nullptr);
+  if (V.isDeclaration())
+    makeDeclarationResolvable(V);
+}
+
+/// nvvm.annotations entries (kernel, launch bounds) of the values that were
+/// copied; entries of values that were not would name nothing.
+void copyAnnotations(const Module &M, Module &New, ValueToValueMapTy &VMap) {
+  New.eraseNamedMetadata(New.getNamedMetadata("nvvm.annotations"));
+  const NamedMDNode *Old = M.getNamedMetadata("nvvm.annotations");
+  if (!Old)
+    return;
+  NamedMDNode *Out = New.getOrInsertNamedMetadata("nvvm.annotations");
+  for (const MDNode *Entry : Old->operands()) {
+    auto *G =
+        Entry->getNumOperands() == 0
+            ? nullptr
+            : mdconst::dyn_extract_or_null<GlobalValue>(Entry->getOperand(0));
+    auto It = G ? VMap.find(G) : VMap.end();
+    if (It == VMap.end() || cast<GlobalValue>(It->second)->isDeclaration())
+      continue;
+    SmallVector<Metadata *, 4> Ops = {ValueAsMetadata::get(It->second)};
+    for (unsigned I = 1; I < Entry->getNumOperands(); ++I)
+      Ops.push_back(Entry->getOperand(I));
+    Out->addOperand(MDNode::get(New.getContext(), Ops));
+  }
+}
+} // namespace
+
+Expected<std::unique_ptr<Module>> extractDeviceKernel(const Module &M,
+                                                      StringRef Kernel) {
+  const Function *F = M.getFunction(Kernel);
+  if (!F || F->isDeclaration())
+    return createStringError(inconvertibleErrorCode(),
+                             "kernel '" + Kernel + "' is not defined in '" +
+                                 M.getSourceFileName() + "'");
+  Reachability R(*F, ExtractFor::Device);
+  if (Error E = R.run())
+    return E;
+  ValueToValueMapTy VMap;
+  std::unique_ptr<Module> New = CloneModule(
+      M, VMap, [&R](const GlobalValue *G) { return R.copiesDefinition(G); });
+  for (const GlobalValue *G : R.reached()) {
+    if (const auto *Fn = dyn_cast<Function>(G))
+      fixFunction(*cast<Function>(VMap[Fn]), cast<Function>(VMap[F]));
+    if (const auto *V = dyn_cast<GlobalVariable>(G))
+      fixDeviceVariable(*cast<GlobalVariable>(VMap[V]));
+    if (const auto *A = dyn_cast<GlobalAlias>(G))
+      cast<GlobalAlias>(VMap[A])->setLinkage(GlobalValue::InternalLinkage);
+  }
+  for (Function &Fn : New->functions())
+    Fn.setComdat(nullptr);
+  copyAnnotations(M, *New, VMap);
+  eraseUnusedDeclarations(*New);
+  New->setModuleInlineAsm("");
+  if (Error E = verify(*New, Kernel))
+    return E;
+  return std::move(New);
 }
 
 } // namespace r3

@@ -38,6 +38,13 @@ class Type;
 
 namespace r3 {
 
+/// Which rule an extraction follows. Host: the kernel must fit the argument
+/// slots, and non-constant globals become declarations (replay maps them to
+/// recorded addresses). Device (CUDA): any signature (byval aggregates too),
+/// and every global keeps its definition and name, since the cubin defines
+/// it and replay looks it up by name.
+enum class ExtractFor { Host, Device };
+
 /// A non-constant global the extracted kernel uses.
 struct ExtractedGlobal {
   std::string Name; ///< its name in the extracted module
@@ -60,6 +67,12 @@ struct ExtractedKernel {
 llvm::Expected<ExtractedKernel>
 extractKernel(const llvm::Module &M, llvm::StringRef Kernel,
               std::optional<unsigned> OptLevel = std::nullopt);
+
+/// Extracts the CUDA kernel Kernel of M with the Device rule: the kernel keeps
+/// external linkage, its callees become internal, its nvvm.annotations
+/// entries are kept, and anything it does not reach is dropped.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+extractDeviceKernel(const llvm::Module &M, llvm::StringRef Kernel);
 
 /// How a value travels in an argument slot (the R3_HOST_PARAM_* values).
 enum class SlotKind : uint32_t { Pointer = 1, Integer = 2, Float = 3 };

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace r3::testing {
 
@@ -43,6 +44,17 @@ inline uint64_t regionSeed(uint32_t Launch, uint32_t Region, Phase P) {
 inline uint64_t syntheticRegionSize(const SyntheticSpec &S, uint32_t Region) {
   return Region == 0 ? S.RegionBytes : 4096 + 1000 * Region;
 }
+
+/// One launch of a CUDA kernel, for the compile tests' specialization.
+struct CudaKernelSpec {
+  std::string Kernel;              ///< mangled
+  std::string Grid, Block;         ///< "X[,Y[,Z]]"
+  std::vector<std::string> Params; ///< "i32:5", "f32:1.5", "ptr:0x1000", ...
+};
+
+/// Writes a CUDA capture holding one launch of Spec.Kernel.
+Error writeCudaKernelCapture(const std::string &Path,
+                             const CudaKernelSpec &Spec);
 
 /// The fixture kinds makeCaptureFixture knows.
 inline const char *FixtureKinds[] = {

@@ -28,8 +28,8 @@ struct LaunchBoundsSpec {
 
 /// Recorded values folded into the kernel as constants.
 struct Specialization {
-  bool Args = false; ///< scalar (integer, floating) parameters
-  bool Dims = false; ///< blockDim and gridDim
+  bool Args = false;             ///< scalar (integer, floating) parameters
+  bool Dims = false;             ///< blockDim and gridDim
   std::vector<ParamInfo> Layout; ///< the capture's parameter layout
   std::vector<uint8_t> Params;   ///< the recorded parameter buffer
   Dim3 Grid = {1, 1, 1}, Block = {1, 1, 1}; ///< as the launch will run
@@ -59,11 +59,11 @@ struct CudaCompileReport {
   double FrontendMs = 0, OptMs = 0, CodegenMs = 0, LinkMs = 0;
   bool FrontendCached = false, PtxCached = false, CubinCached = false;
   std::vector<std::string> ParamNames; ///< from the source; may be empty
-  std::string Log; ///< ptxas/nvJitLink information lines
+  std::string Log;                     ///< ptxas/nvJitLink information lines
 };
 
 struct CudaCompiled {
-  std::string Ir;  ///< textual LLVM IR after the pipeline (LLVM toolchain)
+  std::string Ir; ///< textual LLVM IR after the pipeline (LLVM toolchain)
   std::string Ptx;
   std::vector<uint8_t> Cubin;
   CudaCompileReport Report;

@@ -11,6 +11,7 @@
 // and a replay would no longer reproduce the recorded floating-point results.
 #include "compile/host/HostJit.h"
 
+#include "compile/Pipeline.h"
 #include "compile/host/HostTrampoline.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -24,7 +25,6 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -129,32 +129,6 @@ r3::Error verify(const Module &M, const char *What) {
     return r3::Error::success();
   StringRef Trimmed = StringRef(Message).trim();
   return makeError(What, ": ", Trimmed.str());
-}
-
-r3::Error parsePipeline(PassBuilder &PB, ModulePassManager &MPM,
-                        const std::string &Pipeline) {
-  if (llvm::Error E =
-          PB.parsePassPipeline(MPM, withoutFixpointAborts(Pipeline)))
-    return fromLlvm(std::move(E)).context("pipeline '" + Pipeline + "'");
-  return r3::Error::success();
-}
-
-r3::Error runPipeline(Module &M, const std::string &Pipeline,
-                      TargetMachine *TM) {
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PassBuilder PB(TM);
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  ModulePassManager MPM;
-  R3_TRY(parsePipeline(PB, MPM, Pipeline));
-  MPM.run(M, MAM);
-  return r3::Error::success();
 }
 
 /// Undefined symbols used by M that are not in Globals: resolved by the
@@ -267,7 +241,7 @@ HostJit::Impl::optimize(std::unique_ptr<Module> M, const std::string &Kernel,
   prepareTarget(*M, J->getDataLayout(), J->getTargetTriple());
   Report.InstructionsBefore = countInstructions(*M);
   auto Start = Clock::now();
-  R3_TRY(runPipeline(*M, Options.Pipeline, PipelineTM.get()));
+  R3_TRY(runPassPipeline(*M, Options.Pipeline, PipelineTM.get()));
   Report.OptimizeMs = msSince(Start);
   Report.InstructionsAfter = countInstructions(*M);
   K = M->getFunction(Kernel);
@@ -373,12 +347,6 @@ Error HostJit::release(HostEntry Entry) {
 
 size_t HostJit::liveCandidates() const { return P->Live.size(); }
 
-Error checkPipeline(const std::string &Pipeline) {
-  PassBuilder PB;
-  ModulePassManager MPM;
-  return parsePipeline(PB, MPM, Pipeline);
-}
-
 Expected<int> recordedOptLevel(std::span<const uint8_t> Bitcode) {
   LLVMContext Ctx;
   std::unique_ptr<Module> M;
@@ -388,42 +356,6 @@ Expected<int> recordedOptLevel(std::span<const uint8_t> Bitcode) {
     return makeError("module flag 'r3.opt-level' is ", Level,
                      ", expected 0, 1, 2 or 3");
   return Level;
-}
-
-/// A pipeline string's `instcombine` runs with LLVM 19's fixpoint check on,
-/// which aborts the whole process ("LLVM ERROR: Instruction Combining did not
-/// reach a fixpoint") when one iteration does not finish the job; that is a
-/// debugging aid, not a property of the code, and default<On> turns it off.
-/// So every instcombine in a user's pipeline gets no-verify-fixpoint unless
-/// it names verify-fixpoint itself.
-std::string withoutFixpointAborts(const std::string &Pipeline) {
-  static const std::string Name = "instcombine";
-  std::string Out;
-  size_t Pos = 0;
-  while (true) {
-    size_t At = Pipeline.find(Name, Pos);
-    if (At == std::string::npos)
-      return Out + Pipeline.substr(Pos);
-    size_t End = At + Name.size();
-    bool Starts = At == 0 || Pipeline[At - 1] == '(' || Pipeline[At - 1] == ',';
-    bool Ends = End == Pipeline.size() || std::strchr(",)<", Pipeline[End]);
-    Out += Pipeline.substr(Pos, End - Pos);
-    Pos = End;
-    if (!Starts || !Ends)
-      continue;
-    if (End == Pipeline.size() || Pipeline[End] != '<') {
-      Out += "<no-verify-fixpoint>";
-      continue;
-    }
-    size_t Close = Pipeline.find('>', End);
-    if (Close == std::string::npos)
-      continue; // malformed: the parser reports it
-    std::string Params = Pipeline.substr(End, Close - End);
-    Out += Params;
-    if (Params.find("verify-fixpoint") == std::string::npos)
-      Out += ";no-verify-fixpoint";
-    Pos = Close;
-  }
 }
 
 } // namespace r3

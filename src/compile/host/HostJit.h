@@ -5,6 +5,7 @@
 // that crashes LLVM takes only the server down.
 #pragma once
 
+#include "compile/Pipeline.h" // checkPipeline, withoutFixpointAborts
 #include "support/Error.h"
 
 #include <cstdint>
@@ -68,16 +69,6 @@ private:
   explicit HostJit(std::unique_ptr<Impl> I);
   std::unique_ptr<Impl> P;
 };
-
-/// Pipeline text as r3 runs it: every `instcombine` gets no-verify-fixpoint
-/// unless it names verify-fixpoint, because LLVM 19's pipeline parser turns
-/// on a check that aborts the process when one iteration is not enough.
-std::string withoutFixpointAborts(const std::string &Pipeline);
-
-/// Checks a pipeline string without running it; the error is LLVM's own
-/// message with the text: `pipeline 'function(foo)': unknown function pass
-/// 'foo'`.
-Error checkPipeline(const std::string &Pipeline);
 
 /// The -O level (0-3) the application was compiled with, from the module flag
 /// "r3.opt-level" that extraction sets; 2 when the module has none. Replay's

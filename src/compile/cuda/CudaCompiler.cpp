@@ -1,0 +1,237 @@
+// compileCudaKernel (CudaCompiler.h): the stages of Stages.h strung together,
+// each behind the compile cache. The keys (SHA-256 of the lines below):
+//
+//   ir     the source text, the flags, the architecture, the front end's
+//          identity (clang, toolkit, shim); plus the manifest of the files
+//          clang read, checked on lookup
+//   ptx    the front-end bitcode, the kernel, the pipeline, what is
+//          specialized, the bounds and the register limit, the codegen level,
+//          LLVM's version; for NVRTC, the source, flags and NVRTC's version
+//   cubin  the PTX, the architecture, the codegen level, the register limit,
+//          nvJitLink's version
+//
+// so that a launch-only variant compiles nothing and a pipeline variant
+// reuses the front end.
+#include "compile/cuda/CompileCache.h"
+#include "compile/cuda/Stages.h"
+#include "support/Sha256.h"
+#include "support/StringUtil.h"
+
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <chrono>
+
+namespace r3 {
+
+namespace {
+
+using namespace cuda;
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - Start)
+      .count();
+}
+
+std::string keyOf(const std::vector<std::string> &Parts) {
+  Sha256 H;
+  for (const std::string &P : Parts) {
+    H.update(std::to_string(P.size()) + ":");
+    H.update(P);
+  }
+  return H.hexDigest();
+}
+
+/// One compile: the options, the cache, and what has been made so far.
+struct Job {
+  const CudaCompileOptions &O;
+  CompileCache Cache;
+  CudaCompiled Out;
+  std::string PtxKeyBase; ///< what the ptx key adds the pipeline etc. to
+};
+
+std::string defaultPipeline() { return "default<O3>"; }
+
+Error validate(const CudaCompileOptions &O) {
+  if (O.CodegenOpt < 0 || O.CodegenOpt > 3)
+    return makeError("codegen optimization level ", O.CodegenOpt,
+                     ": expected 0, 1, 2 or 3");
+  if (O.ComputeMajor < 5 || O.ComputeMinor < 0 || O.ComputeMinor > 9)
+    return makeError("compute capability ", O.ComputeMajor, ".", O.ComputeMinor,
+                     ": expected sm_50 or newer");
+  if (O.Toolchain != CudaToolchain::Nvrtc)
+    return Error::success();
+  if (!O.Pipeline.empty() && O.Pipeline != defaultPipeline())
+    return makeError("pipeline '", O.Pipeline,
+                     "': the nvrtc toolchain runs no LLVM pipeline; use the "
+                     "llvm toolchain, or pass nvrtc flags instead");
+  if (O.Specialize && (O.Specialize->Args || O.Specialize->Dims))
+    return Error::make("specialization rewrites LLVM IR: it needs the llvm "
+                       "toolchain, not nvrtc");
+  return Error::success();
+}
+
+// --- the front end ---
+
+Expected<std::string> frontendKey(const CudaCompileOptions &O) {
+  auto Text = readFileBytes(O.SourcePath);
+  if (!Text)
+    return makeError("source file '", O.SourcePath, "' does not exist");
+  return keyOf({"ir-1", *Text, frontendIdentity(O)});
+}
+
+Expected<std::string> frontendBitcode(Job &J) {
+  std::string Key;
+  R3_TRY(moveInto(frontendKey(J.O), Key));
+  auto Hit = J.Cache.lookup("ir", Key, {"bc", "deps"});
+  if (Hit && CompileCache::manifestHolds((*Hit)["deps"])) {
+    J.Out.Report.FrontendCached = true;
+    return (*Hit)["bc"];
+  }
+  FrontendOutput F;
+  R3_TRY(moveInto(runFrontend(J.O), F));
+  if (J.Cache.enabled()) {
+    std::string Manifest;
+    R3_TRY(moveInto(CompileCache::manifestOf(F.Dependencies), Manifest));
+    R3_TRY(J.Cache.store("ir", Key, {{"bc", F.Bitcode}, {"deps", Manifest}}));
+  }
+  return F.Bitcode;
+}
+
+/// The extracted kernel module of the front end's bitcode.
+Expected<std::unique_ptr<llvm::Module>> frontendModule(Job &J,
+                                                       llvm::LLVMContext &Ctx) {
+  auto Start = Clock::now();
+  std::string Bitcode;
+  R3_TRY(moveInto(frontendBitcode(J), Bitcode));
+  std::unique_ptr<llvm::Module> Full;
+  R3_TRY(moveInto(
+      parseBitcode(Bitcode, Ctx, "clang's output for '" + J.O.SourcePath + "'"),
+      Full));
+  std::string Kernel;
+  R3_TRY(moveInto(resolveKernel(*Full, J.O.Kernel, J.O.SourcePath), Kernel));
+  J.Out.Report.Kernel = Kernel;
+  J.Out.Report.ParamNames = parameterNames(*Full, Kernel);
+  J.PtxKeyBase = sha256Hex(Bitcode);
+  auto M = extractCuda(*Full, Kernel);
+  J.Out.Report.FrontendMs = msSince(Start);
+  return M;
+}
+
+// --- IR → PTX ---
+
+std::string ptxKey(const Job &J) {
+  return keyOf({"ptx-1", J.PtxKeyBase, J.Out.Report.Kernel,
+                J.Out.Report.Pipeline, specializationKey(J.O),
+                smName(J.O.ComputeMajor, J.O.ComputeMinor),
+                std::to_string(J.O.CodegenOpt), LLVM_VERSION_STRING});
+}
+
+Error optimizeAndEmit(Job &J, llvm::Module &M) {
+  auto Start = Clock::now();
+  std::unique_ptr<llvm::TargetMachine> TM;
+  R3_TRY(moveInto(
+      nvptxMachine(J.O.ComputeMajor, J.O.ComputeMinor, J.O.CodegenOpt), TM));
+  if (J.O.Specialize)
+    R3_TRY(specialize(M, J.Out.Report.Kernel, *J.O.Specialize));
+  applyBounds(M, J.Out.Report.Kernel, J.O.Bounds, J.O.MaxRegisters);
+  R3_TRY(optimize(M, J.Out.Report.Pipeline, *TM));
+  J.Out.Ir = irText(M);
+  J.Out.Report.OptMs = msSince(Start);
+  Start = Clock::now();
+  R3_TRY(moveInto(emitPtx(M, *TM), J.Out.Ptx));
+  J.Out.Report.CodegenMs = msSince(Start);
+  return Error::success();
+}
+
+Error llvmPtx(Job &J) {
+  llvm::LLVMContext Ctx;
+  std::unique_ptr<llvm::Module> M;
+  R3_TRY(moveInto(frontendModule(J, Ctx), M));
+  auto Start = Clock::now();
+  std::string Key = ptxKey(J);
+  if (auto Hit = J.Cache.lookup("ptx", Key, {"ptx", "ll"})) {
+    J.Out.Ptx = (*Hit)["ptx"];
+    J.Out.Ir = (*Hit)["ll"];
+    J.Out.Report.PtxCached = true;
+    J.Out.Report.OptMs = msSince(Start);
+    return Error::success();
+  }
+  R3_TRY(optimizeAndEmit(J, *M));
+  return J.Cache.store("ptx", Key, {{"ptx", J.Out.Ptx}, {"ll", J.Out.Ir}});
+}
+
+Error nvrtcPtx(Job &J) {
+  auto Start = Clock::now();
+  auto Text = readFileBytes(J.O.SourcePath);
+  if (!Text)
+    return makeError("source file '", J.O.SourcePath, "' does not exist");
+  std::string Key =
+      keyOf({"nvrtc-1", *Text, join(J.O.Flags, "\n"), J.O.Kernel,
+             specializationKey(J.O), smName(J.O.ComputeMajor, J.O.ComputeMinor),
+             nvrtcIdentity()});
+  if (auto Hit = J.Cache.lookup("ptx", Key, {"ptx", "kernel"})) {
+    J.Out.Ptx = (*Hit)["ptx"];
+    J.Out.Report.Kernel = (*Hit)["kernel"];
+    J.Out.Report.PtxCached = J.Out.Report.FrontendCached = true;
+  } else {
+    NvrtcOutput N;
+    R3_TRY(moveInto(compileWithNvrtc(J.O), N));
+    J.Out.Ptx = std::move(N.Ptx);
+    J.Out.Report.Kernel = N.Kernel;
+    R3_TRY(
+        J.Cache.store("ptx", Key, {{"ptx", J.Out.Ptx}, {"kernel", N.Kernel}}));
+  }
+  J.Out.Report.FrontendMs = msSince(Start);
+  return Error::success();
+}
+
+// --- PTX → cubin ---
+
+Error cubin(Job &J) {
+  auto Start = Clock::now();
+  std::string Key =
+      keyOf({"cubin-1", J.Out.Ptx, smName(J.O.ComputeMajor, J.O.ComputeMinor),
+             std::to_string(J.O.CodegenOpt),
+             std::to_string(J.O.MaxRegisters.value_or(0)), linkerIdentity()});
+  if (auto Hit = J.Cache.lookup("cubin", Key, {"cubin", "log"})) {
+    J.Out.Cubin.assign((*Hit)["cubin"].begin(), (*Hit)["cubin"].end());
+    J.Out.Report.Log = (*Hit)["log"];
+    J.Out.Report.CubinCached = true;
+  } else {
+    LinkOutput L;
+    R3_TRY(moveInto(linkPtx(J.Out.Ptx, J.O), L));
+    J.Out.Cubin = std::move(L.Cubin);
+    J.Out.Report.Log = std::move(L.Log);
+    R3_TRY(J.Cache.store(
+        "cubin", Key,
+        {{"cubin", std::string(J.Out.Cubin.begin(), J.Out.Cubin.end())},
+         {"log", J.Out.Report.Log}}));
+  }
+  J.Out.Report.LinkMs = msSince(Start);
+  readResources(J.Out.Report.Log, J.Out.Cubin, J.Out.Report);
+  return Error::success();
+}
+
+} // namespace
+
+Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O) {
+  auto Start = Clock::now();
+  R3_TRY(validate(O));
+  Job J{O, CompileCache(O.CacheDir), {}, {}};
+  bool Llvm = O.Toolchain == CudaToolchain::Llvm;
+  J.Out.Report.Pipeline =
+      Llvm ? (O.Pipeline.empty() ? defaultPipeline() : O.Pipeline) : "";
+  R3_TRY(Llvm ? llvmPtx(J) : nvrtcPtx(J));
+  J.Out.Report.PtxBytes = J.Out.Ptx.size();
+  R3_TRY(cubin(J));
+  J.Out.Report.CompileMs = msSince(Start);
+  return std::move(J.Out);
+}
+
+} // namespace r3

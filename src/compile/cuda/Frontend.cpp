@@ -1,0 +1,251 @@
+// The CUDA front end: clang-19 compiles the source for the device only, to
+// LLVM IR without running any LLVM pass (-O3 -Xclang -disable-llvm-passes:
+// clang's -O3 code generation and attributes; the variant's pipeline decides
+// every optimization). CUDA 13 needs two things clang-19 does not bring:
+// -Wno-unknown-cuda-version and the header shim of share/r3/cuda-shim for the
+// texture headers CUDA 13 removed. clang's -MD dependency file lists every
+// file the source read, which is what the cache checks a front-end entry
+// against. The kernel is then found by any of its names and extracted.
+#include "compile/Extract.h"
+#include "compile/cuda/Stages.h"
+#include "compile/host/HostJit.h"
+#include "support/Demangle.h"
+#include "support/Paths.h"
+#include "support/Process.h"
+#include "support/StringUtil.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+using namespace llvm;
+
+namespace r3::cuda {
+
+namespace {
+
+std::string shimDir() { return shareDir() + "/cuda-shim"; }
+
+std::vector<std::string> clangArgv(const CudaCompileOptions &O,
+                                   const std::string &Output,
+                                   const std::string &DepFile) {
+  std::vector<std::string> Argv = {hostClang(),
+                                   "-x",
+                                   "cuda",
+                                   "--cuda-device-only",
+                                   "--cuda-gpu-arch=" +
+                                       smName(O.ComputeMajor, O.ComputeMinor),
+                                   "-emit-llvm",
+                                   "-c",
+                                   "-O3",
+                                   "-Xclang",
+                                   "-disable-llvm-passes",
+                                   "-Wno-unknown-cuda-version",
+                                   "-fno-discard-value-names",
+                                   "--cuda-path=" + toolkitDir(),
+                                   "-isystem",
+                                   shimDir(),
+                                   "-MD",
+                                   "-MF",
+                                   DepFile,
+                                   "-o",
+                                   Output,
+                                   O.SourcePath};
+  Argv.insert(Argv.end(), O.Flags.begin(), O.Flags.end());
+  return Argv;
+}
+
+std::string readWhole(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  std::ostringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// The prerequisites of a Make rule as clang writes it: "out: a b \
+///  c", with spaces in names escaped by a backslash.
+std::vector<std::string> parseDepFile(const std::string &Text) {
+  std::vector<std::string> Files;
+  size_t Colon = Text.find(": ");
+  std::string Cur;
+  for (size_t I = Colon == std::string::npos ? 0 : Colon + 2; I < Text.size();
+       ++I) {
+    char C = Text[I];
+    if (C == '\\' && I + 1 < Text.size() && Text[I + 1] == ' ') {
+      Cur += ' ';
+      ++I;
+    } else if (C == '\\' && I + 1 < Text.size() && Text[I + 1] == '\n') {
+      ++I;
+    } else if (C == ' ' || C == '\n' || C == '\t' || C == '\r') {
+      if (!Cur.empty())
+        Files.push_back(std::move(Cur));
+      Cur.clear();
+    } else {
+      Cur += C;
+    }
+  }
+  if (!Cur.empty())
+    Files.push_back(std::move(Cur));
+  return Files;
+}
+
+Error checkSource(const std::string &Path) {
+  struct stat St;
+  if (::stat(Path.c_str(), &St) != 0)
+    return makeError("source file '", Path, "' does not exist");
+  if (!S_ISREG(St.st_mode))
+    return makeError("source file '", Path, "' is not a regular file");
+  return Error::success();
+}
+
+bool isKernelAnnotation(const MDNode &N) {
+  if (N.getNumOperands() < 3)
+    return false;
+  auto *Key = dyn_cast<MDString>(N.getOperand(1));
+  return Key && Key->getString() == "kernel";
+}
+
+/// The module's kernels, mangled, in the order the module defines them.
+std::vector<std::string> kernelsOf(const Module &M) {
+  std::vector<std::string> Names;
+  for (const Function &F : M)
+    if (!F.isDeclaration() && F.getCallingConv() == CallingConv::PTX_Kernel)
+      Names.push_back(F.getName().str());
+  if (const NamedMDNode *A = M.getNamedMetadata("nvvm.annotations"))
+    for (const MDNode *N : A->operands())
+      if (isKernelAnnotation(*N))
+        if (auto *F = mdconst::dyn_extract_or_null<Function>(N->getOperand(0));
+            F && !F->isDeclaration())
+          Names.push_back(F->getName().str());
+  std::sort(Names.begin(), Names.end());
+  Names.erase(std::unique(Names.begin(), Names.end()), Names.end());
+  return Names;
+}
+
+/// "jacobi2d" of "jacobi2d(float const*, float*, int, int)", and "f<int>" of
+/// "void f<int>(int*)".
+std::string bareName(const std::string &Demangled) {
+  std::string Head = Demangled.substr(0, Demangled.find('('));
+  size_t Space = Head.rfind(' ');
+  size_t Angle = Head.find('<');
+  if (Space != std::string::npos &&
+      (Angle == std::string::npos || Space < Angle))
+    Head = Head.substr(Space + 1);
+  return Head;
+}
+
+std::string describeKernels(const std::vector<std::string> &Kernels) {
+  std::vector<std::string> Shown;
+  for (const std::string &K : Kernels)
+    Shown.push_back(demangle(K));
+  return Shown.empty() ? "none" : join(Shown, ", ");
+}
+
+} // namespace
+
+std::string smName(int Major, int Minor) {
+  return "sm_" + std::to_string(Major) + std::to_string(Minor);
+}
+
+std::string toolkitDir() {
+  if (const char *Env = std::getenv("R3_CUDA_PATH"); Env && *Env)
+    return Env;
+  return R3_CUDA_TOOLKIT_DIR;
+}
+
+std::string frontendIdentity(const CudaCompileOptions &O) {
+  std::string Clang = hostClang();
+  std::vector<std::string> Argv = clangArgv(O, "", "");
+  struct stat St {};
+  ::stat(Clang.c_str(), &St);
+  return "clang=" + Clang + ";size=" + std::to_string(St.st_size) +
+         ";mtime=" + std::to_string(St.st_mtime) + ";cuda=" + toolkitDir() +
+         ";shim=" + shimDir() + ";argv=" + join(Argv, "\n");
+}
+
+Expected<FrontendOutput> runFrontend(const CudaCompileOptions &O) {
+  R3_TRY(checkSource(O.SourcePath));
+  auto Output = TempFile::create(".bc");
+  if (!Output)
+    return Output.takeError();
+  auto Deps = TempFile::create(".d");
+  if (!Deps)
+    return Deps.takeError();
+  std::vector<std::string> Argv = clangArgv(O, Output->path(), Deps->path());
+  ChildResult R;
+  R3_TRY(moveInto(runCapturing(Argv), R));
+  if (!R.succeeded())
+    return makeError("compiling '", O.SourcePath, "' with ", Argv[0],
+                     " failed (", describeStatus(R.Status), "):\n",
+                     trimmedDiagnostics(R.Output));
+  FrontendOutput Out;
+  Out.Bitcode = readWhole(Output->path());
+  Out.Dependencies = parseDepFile(readWhole(Deps->path()));
+  if (Out.Bitcode.empty())
+    return makeError("compiling '", O.SourcePath, "': ", Argv[0],
+                     " wrote no bitcode");
+  return Out;
+}
+
+Expected<std::unique_ptr<Module>> parseBitcode(const std::string &Bytes,
+                                               LLVMContext &Ctx,
+                                               const std::string &What) {
+  MemoryBufferRef Buffer(Bytes, What);
+  auto M = parseBitcodeFile(Buffer, Ctx);
+  if (!M)
+    return makeError("reading ", What, ": ", toString(M.takeError()));
+  return std::move(*M);
+}
+
+Expected<std::string> resolveKernel(const Module &M, const std::string &Given,
+                                    const std::string &File) {
+  return resolveKernelName(kernelsOf(M), Given, File);
+}
+
+Expected<std::string> resolveKernelName(const std::vector<std::string> &Kernels,
+                                        const std::string &Given,
+                                        const std::string &File) {
+  std::vector<std::string> Bare;
+  for (const std::string &K : Kernels) {
+    std::string D = demangle(K);
+    if (K == Given || D == Given)
+      return K;
+    if (bareName(D) == Given)
+      Bare.push_back(K);
+  }
+  if (Bare.size() == 1)
+    return Bare.front();
+  if (Bare.size() > 1)
+    return makeError("kernel name '", Given, "' is ambiguous in ", File, " (",
+                     describeKernels(Bare),
+                     "): give the full signature or the mangled name");
+  return makeError("no kernel '", Given, "' in ", File,
+                   " (kernels: ", describeKernels(Kernels), ")");
+}
+
+Expected<std::unique_ptr<Module>> extractCuda(const Module &M,
+                                              const std::string &Name) {
+  auto X = extractDeviceKernel(M, Name);
+  if (!X)
+    return Error::make(toString(X.takeError()));
+  return std::move(*X);
+}
+
+std::vector<std::string> parameterNames(const Module &M,
+                                        const std::string &Kernel) {
+  std::vector<std::string> Names;
+  if (const Function *F = M.getFunction(Kernel))
+    for (unsigned I = 0; I < F->arg_size(); ++I)
+      Names.push_back(parameterName(*F, I));
+  return Names;
+}
+
+} // namespace r3::cuda

@@ -1,0 +1,108 @@
+// Child processes and temporary files (see Process.h).
+#include "support/Process.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace r3 {
+
+namespace {
+
+std::string readAll(int Fd) {
+  std::string Out;
+  char Buffer[4096];
+  for (;;) {
+    ssize_t N = ::read(Fd, Buffer, sizeof Buffer);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return Out;
+    if (Out.size() < MaxDiagnostics)
+      Out.append(Buffer, static_cast<size_t>(N));
+  }
+}
+
+Expected<int> waitFor(pid_t Pid, const std::string &Program) {
+  int Status = 0;
+  while (::waitpid(Pid, &Status, 0) < 0)
+    if (errno != EINTR)
+      return errnoError("waiting for '" + Program + "'");
+  return Status;
+}
+
+} // namespace
+
+bool ChildResult::succeeded() const {
+  return WIFEXITED(Status) && WEXITSTATUS(Status) == 0;
+}
+
+Expected<ChildResult> runCapturing(const std::vector<std::string> &Argv) {
+  int Pipe[2];
+  if (::pipe2(Pipe, O_CLOEXEC) != 0)
+    return errnoError("creating a pipe");
+  posix_spawn_file_actions_t Actions;
+  posix_spawn_file_actions_init(&Actions);
+  posix_spawn_file_actions_adddup2(&Actions, Pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&Actions, Pipe[1], 2);
+  std::vector<char *> Args;
+  for (const std::string &A : Argv)
+    Args.push_back(const_cast<char *>(A.c_str()));
+  Args.push_back(nullptr);
+  pid_t Pid = 0;
+  int Rc =
+      ::posix_spawnp(&Pid, Args[0], &Actions, nullptr, Args.data(), environ);
+  posix_spawn_file_actions_destroy(&Actions);
+  ::close(Pipe[1]);
+  if (Rc != 0) {
+    ::close(Pipe[0]);
+    return makeError("running '", Argv[0], "': ", std::strerror(Rc));
+  }
+  ChildResult R;
+  R.Output = readAll(Pipe[0]);
+  ::close(Pipe[0]);
+  R3_TRY(moveInto(waitFor(Pid, Argv[0]), R.Status));
+  return R;
+}
+
+std::string describeStatus(int Status) {
+  if (WIFEXITED(Status))
+    return "exit status " + std::to_string(WEXITSTATUS(Status));
+  if (WIFSIGNALED(Status))
+    return "killed by signal " + std::to_string(WTERMSIG(Status));
+  return "status " + std::to_string(Status);
+}
+
+std::string trimmedDiagnostics(const std::string &Output) {
+  size_t First = Output.find_first_not_of(" \t\r\n");
+  size_t Last = Output.find_last_not_of(" \t\r\n");
+  std::string T =
+      First == std::string::npos ? "" : Output.substr(First, Last - First + 1);
+  if (Output.size() >= MaxDiagnostics)
+    T += "\n[diagnostics cut at " + std::to_string(MaxDiagnostics) + " bytes]";
+  return T;
+}
+
+Expected<TempFile> TempFile::create(const char *Suffix) {
+  const char *Dir = std::getenv("TMPDIR");
+  std::string Pattern =
+      std::string(Dir && *Dir ? Dir : "/tmp") + "/r3-XXXXXX" + Suffix;
+  int Fd = ::mkstemps(Pattern.data(), static_cast<int>(strlen(Suffix)));
+  if (Fd < 0)
+    return errnoError("creating a temporary file " + Pattern);
+  ::close(Fd);
+  return TempFile(std::move(Pattern));
+}
+
+TempFile::~TempFile() {
+  if (!Path.empty())
+    ::unlink(Path.c_str());
+}
+
+} // namespace r3
