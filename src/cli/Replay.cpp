@@ -202,6 +202,11 @@ Error checkHostOptions(const ParsedArgs &A, const std::string &Capture) {
   if (A.has("--specialize"))
     return Error::make("option '--specialize' is not built yet for the host "
                        "backend");
+  if (auto It = A.Values.find("--source");
+      It != A.Values.end() && It->second.size() > 1)
+    return makeError("option '--source' is given ", It->second.size(),
+                     " times; several sources are replayed in one run for "
+                     "CUDA captures only");
   if (A.has("--compile-commands"))
     return Error::make("option '--compile-commands' is not built yet for the "
                        "host backend; pass the flags with --cflags");
@@ -497,6 +502,8 @@ int runReplay(const ParsedArgs &A) {
                       "replay");
   if (Cuda) {
 #ifdef R3_HAVE_CUDA
+    if (Error E = checkCudaReplayOptions(A, **R, *P))
+      return usageError(E.message(), "replay");
     auto Verified = replayCuda(A, **R, *P, *Sel);
     if (!Verified)
       return fail(Verified.takeError());

@@ -62,6 +62,10 @@ struct Printer {
 double msSince(std::chrono::steady_clock::time_point Start);
 } // namespace replay
 
+/// Checks the options of a CUDA replay (a usage error when they are wrong).
+Error checkCudaReplayOptions(const ParsedArgs &A, const CaptureReader &R,
+                             const ReplayPlan &P);
+
 /// Replays the selected launches of a CUDA capture: true when all verified.
 Expected<bool> replayCuda(const ParsedArgs &A, const CaptureReader &R,
                           const ReplayPlan &P, const LaunchSelection &Sel);

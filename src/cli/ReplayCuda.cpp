@@ -7,11 +7,13 @@
 // report and the in-application duration of the launch beside the replay's.
 #include "cli/Diagnostics.h"
 #include "cli/Replay.h"
+#include "compile/CompileCommands.h"
 #include "compile/cuda/CudaCompiler.h"
 #include "replay/LaunchRule.h"
 #include "replay/ServerClient.h"
 #include "replay/Stats.h"
 #include "support/FileUtil.h"
+#include "support/Paths.h"
 #include "support/StringUtil.h"
 
 #include <algorithm>
@@ -24,10 +26,17 @@ using namespace replay;
 
 /// The CUDA-only options of a replay.
 struct CudaPlan {
-  std::optional<Dim3> Block;
+  std::optional<Dim3> Block; ///< of the candidate being evaluated
+  /// --block, repeatable: each is one more candidate (launch-only variants
+  /// compile nothing more).
+  std::vector<Dim3> Blocks;
   GridRule Rule;
   bool SpecializeArgs = false, SpecializeDims = false;
-  CudaCompileOptions Compile; ///< all but the pipeline and specialization
+  /// --source, repeatable for CUDA captures: each is one more variant,
+  /// evaluated in the same server; empty: the recorded module.
+  std::vector<std::string> Sources;
+  CudaCompileOptions Compile; ///< all but the source, the pipeline and
+                              ///< specialization
 };
 
 Error needsSource(const ParsedArgs &A, const ReplayPlan &P) {
@@ -84,18 +93,18 @@ Error parseBounds(const ParsedArgs &A, CudaCompileOptions &O) {
 }
 
 Error parseCompile(const ParsedArgs &A, const ReplayPlan &P,
-                   const CaptureReader &R, CudaCompileOptions &O) {
+                   const CaptureReader &R, CudaPlan &C) {
   if (!P.Source)
     return Error::success();
-  O.SourcePath = *P.Source;
-  if (!pathExists(O.SourcePath))
-    return makeError("option '--source': no such file '", O.SourcePath, "'");
+  C.Sources = A.Values.find("--source")->second;
+  CudaCompileOptions &O = C.Compile;
+  for (const std::string &S : C.Sources)
+    if (!pathExists(S))
+      return makeError("option '--source': no such file '", S, "'");
   O.Flags = P.CFlags;
   if (auto CC = A.value("--compile-commands")) {
     std::vector<std::string> Flags;
-#ifdef R3_HAVE_CUDA_COMPILER
-    R3_TRY(moveInto(flagsFromCompileCommands(*CC, O.SourcePath), Flags));
-#endif
+    R3_TRY(moveInto(flagsFromCompileCommands(*CC, C.Sources.front()), Flags));
     O.Flags.insert(O.Flags.begin(), Flags.begin(), Flags.end());
   }
   std::string Tool;
@@ -108,9 +117,7 @@ Error parseCompile(const ParsedArgs &A, const ReplayPlan &P,
     return makeError(R.path(), ": the capture does not say which compute "
                                "capability it was recorded on");
   O.CodegenOpt = P.Base.CodegenOpt < 0 ? 3 : P.Base.CodegenOpt;
-#ifdef R3_HAVE_CUDA_COMPILER
-  O.CacheDir = A.value("--cache-dir").value_or(defaultCompileCacheDir());
-#endif
+  O.CacheDir = A.value("--cache-dir").value_or(defaultCacheDir());
   return parseBounds(A, O);
 }
 
@@ -122,18 +129,19 @@ Expected<CudaPlan> parseCudaPlan(const ParsedArgs &A, const ReplayPlan &P,
                        "CUDA replay server takes the address space the "
                        "driver needs");
   CudaPlan C;
-  if (auto B = A.value("--block")) {
-    Dim3 D;
-    R3_TRY(moveInto(parseDim3(*B, "option '--block'"), D));
-    C.Block = D;
-  }
+  if (auto It = A.Values.find("--block"); It != A.Values.end())
+    for (const std::string &B : It->second) {
+      Dim3 D;
+      R3_TRY(moveInto(parseDim3(B, "option '--block'"), D));
+      C.Blocks.push_back(D);
+    }
   R3_TRY(moveInto(
       parseGridRule(A.value("--grid-rule").value_or("keep-threads")), C.Rule));
-  if (A.has("--grid-rule") && !C.Block)
+  if (A.has("--grid-rule") && C.Blocks.empty())
     return Error::make("option '--grid-rule' needs --block: the grid follows "
                        "a changed block size");
   R3_TRY(parseSpecialize(A, C));
-  R3_TRY(parseCompile(A, P, R, C.Compile));
+  R3_TRY(parseCompile(A, P, R, C));
   return C;
 }
 
@@ -187,25 +195,29 @@ public:
   Expected<bool> run(const LaunchSelection &Sel);
 
 private:
-  Expected<CandidateResult> evaluate(const std::string &Pipeline,
+  Expected<CandidateResult> evaluate(const std::string *Source,
+                                     const std::string &Pipeline,
                                      uint32_t Launch, uint32_t K, json &Extra);
   Expected<std::optional<CandidateResult>>
-  compile(Candidate &Cand, const std::string &Pipeline, const LaunchInfo &L,
-          const KernelInfo &K, json &Extra, std::vector<std::string> &Names);
+  compile(Candidate &Cand, const std::string &Source,
+          const std::string &Pipeline, const LaunchInfo &L, const KernelInfo &K,
+          json &Extra, std::vector<std::string> &Names);
 
   const CaptureReader &R;
   const ReplayPlan &P;
-  const CudaPlan &C;
+  CudaPlan C;
   ServerClient &Client;
   Printer Out;
 };
 
 /// Compiles the candidate's code into Cand; a compile error is the result.
 Expected<std::optional<CandidateResult>>
-CudaReplay::compile(Candidate &Cand, const std::string &Pipeline,
-                    const LaunchInfo &L, const KernelInfo &K, json &Extra,
+CudaReplay::compile(Candidate &Cand, const std::string &Source,
+                    const std::string &Pipeline, const LaunchInfo &L,
+                    const KernelInfo &K, json &Extra,
                     std::vector<std::string> &Names) {
   CudaCompileOptions O = C.Compile;
+  O.SourcePath = Source;
   O.Kernel = K.Name;
   O.Pipeline = Pipeline;
   if (C.SpecializeArgs || C.SpecializeDims) {
@@ -215,11 +227,7 @@ CudaReplay::compile(Candidate &Cand, const std::string &Pipeline,
         Specialization{C.SpecializeArgs, C.SpecializeDims, K.Params,
                        L.Params,         Shape.first,      Shape.second};
   }
-#ifdef R3_HAVE_CUDA_COMPILER
   auto Compiled = compileCudaKernel(O);
-#else
-  Expected<CudaCompiled> Compiled = Error::make("no compiler yet");
-#endif
   if (!Compiled)
     return std::optional<CandidateResult>(failedResult(
         FailureKind::CompileError, Compiled.takeError().message()));
@@ -235,7 +243,8 @@ CudaReplay::compile(Candidate &Cand, const std::string &Pipeline,
   return std::optional<CandidateResult>();
 }
 
-Expected<CandidateResult> CudaReplay::evaluate(const std::string &Pipeline,
+Expected<CandidateResult> CudaReplay::evaluate(const std::string *Source,
+                                               const std::string &Pipeline,
                                                uint32_t Launch, uint32_t K,
                                                json &Extra) {
   const LaunchInfo &L = R.launches()[Launch];
@@ -245,9 +254,11 @@ Expected<CandidateResult> CudaReplay::evaluate(const std::string &Pipeline,
   Cand.Launches = {Launch};
   std::vector<std::string> Names;
   double CompileMs = 0;
-  if (P.Source) {
+  if (Source) {
+    Extra["source"] = *Source;
     std::optional<CandidateResult> Failed;
-    R3_TRY(moveInto(compile(Cand, Pipeline, L, Kernel, Extra, Names), Failed));
+    R3_TRY(moveInto(compile(Cand, *Source, Pipeline, L, Kernel, Extra, Names),
+                    Failed));
     if (Failed)
       return std::move(*Failed);
     CompileMs = Extra["compile_ms"].get<double>();
@@ -278,21 +289,38 @@ Expected<bool> CudaReplay::run(const LaunchSelection &Sel) {
   std::vector<std::string> Pipelines = P.Pipelines;
   if (Pipelines.empty())
     Pipelines.push_back("");
+  std::vector<const std::string *> Sources;
+  for (const std::string &S : C.Sources)
+    Sources.push_back(&S);
+  if (Sources.empty())
+    Sources.push_back(nullptr);
+  std::vector<std::optional<Dim3>> Blocks(C.Blocks.begin(), C.Blocks.end());
+  if (Blocks.empty())
+    Blocks.push_back(std::nullopt);
   bool All = true;
-  for (const std::string &Pipeline : Pipelines)
-    for (auto [Launch, K] : Sel) {
-      auto Start = std::chrono::steady_clock::now();
-      json Extra = appJson(R.launches()[Launch], R.kernels()[K]);
-      CandidateResult Res;
-      R3_TRY(moveInto(evaluate(Pipeline, Launch, K, Extra), Res));
-      if (Res.Sandbox.empty())
-        Res.Sandbox = Client.opened().Sandbox;
-      Out.print(R.kernels()[K].Name, Launch, Res, msSince(Start), Extra);
-      All &= Res.Verified;
-    }
+  for (const std::string *Source : Sources)
+    for (const std::string &Pipeline : Pipelines)
+      for (const std::optional<Dim3> &Block : Blocks)
+        for (auto [Launch, K] : Sel) {
+          C.Block = Block;
+          auto Start = std::chrono::steady_clock::now();
+          json Extra = appJson(R.launches()[Launch], R.kernels()[K]);
+          CandidateResult Res;
+          R3_TRY(moveInto(evaluate(Source, Pipeline, Launch, K, Extra), Res));
+          if (Res.Sandbox.empty())
+            Res.Sandbox = Client.opened().Sandbox;
+          Extra["server_starts"] = Client.starts();
+          Out.print(R.kernels()[K].Name, Launch, Res, msSince(Start), Extra);
+          All &= Res.Verified;
+        }
   return All;
 }
 } // namespace
+
+Error checkCudaReplayOptions(const ParsedArgs &A, const CaptureReader &R,
+                             const ReplayPlan &P) {
+  return parseCudaPlan(A, P, R).takeError();
+}
 
 Expected<bool> replayCuda(const ParsedArgs &A, const CaptureReader &R,
                           const ReplayPlan &P, const LaunchSelection &Sel) {

@@ -47,6 +47,7 @@ public:
                                      const RunningFn &Running) override;
 
 private:
+  std::vector<SpanRequest> requests() const;
   Error mapMemory();
   Expected<uint32_t> findKernel(const Candidate &C) const;
   Expected<LaunchData *> launch(uint32_t L);
@@ -69,12 +70,16 @@ private:
   CUevent Start = nullptr, Stop = nullptr;
   CUdeviceptr L2Scratch = 0;
   uint64_t L2Bytes = 0;
+  std::unique_ptr<AddressHold> Hold; ///< until the space is mapped
   std::unique_ptr<DeviceSpace> Space;
   std::map<uint32_t, std::unique_ptr<LaunchData>> Launches;
   std::map<uint32_t, bool> PoisonSafe; ///< by launch
 };
 
 Error CudaDevice::open() {
+  // Before the driver starts (DeviceSpace.h says why).
+  R3_TRY(moveInto(AddressHold::hold(planSpans(requests(), PreInitGranularity)),
+                  Hold));
   const Api *A;
   R3_TRY(moveInto(loadApi(), A));
   R3_TRY(check(A->cuInit(0), "cuInit"));
@@ -103,21 +108,27 @@ Error CudaDevice::open() {
   return Error::success();
 }
 
-Error CudaDevice::mapMemory() {
+std::vector<SpanRequest> CudaDevice::requests() const {
   std::vector<SpanRequest> Requests;
   const auto &Ls = Reader->launches();
   for (uint32_t L = 0; L < Ls.size(); ++L)
     for (uint32_t I = 0; I < Ls[L].Regions.size(); ++I) {
       const RegionInfo &R = Ls[L].Regions[I];
       if (R.Kind != RegionKind::Global)
-        Requests.push_back(
-            {R.Base, R.Size,
-             "launch " + std::to_string(L) + ", " + regionLabel(R, I)});
+        Requests.push_back({R.Base, R.Size,
+                            "launch " + std::to_string(L) + ", " +
+                                regionLabel(R, I)});
     }
+  return Requests;
+}
+
+Error CudaDevice::mapMemory() {
   uint64_t G;
   R3_TRY(moveInto(DeviceSpace::granularity(Dev), G));
-  return moveInto(DeviceSpace::map(planSpans(std::move(Requests), G), Dev),
-                  Space);
+  R3_TRY(moveInto(DeviceSpace::map(planSpans(requests(), G), Dev, Hold.get()),
+                  Space));
+  Hold.reset();
+  return Error::success();
 }
 
 Expected<uint32_t> CudaDevice::findKernel(const Candidate &C) const {

@@ -99,7 +99,10 @@ Error restore(const LaunchData &L, const RegionAddresses &At, CUstream S,
     else
       R3_TRY(check(A.cuMemcpyHtoD(To, L.pre(I).data(), Size), "cuMemcpyHtoD"));
     auto [Lo, Hi] = L.changed(I);
-    if (Poison && Hi > Lo)
+    // Globals are never poisoned: kernels accumulate into __device__
+    // counters (read-modify-write), which poisoning would turn into a wrong
+    // result of the recorded kernel itself.
+    if (Poison && Hi > Lo && Regions[I].Kind != RegionKind::Global)
       R3_TRY(check(A.cuMemsetD8Async(To + Lo, 0xff, Hi - Lo, S),
                    "cuMemsetD8Async"));
   }

@@ -5,7 +5,11 @@
 #include "replay/cuda/CudaApi.h"
 #include "support/StringUtil.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <sys/mman.h>
 
 namespace r3::cuda {
 
@@ -42,8 +46,59 @@ Expected<uint64_t> DeviceSpace::granularity(CUdevice Device) {
   return static_cast<uint64_t>(G);
 }
 
-Error DeviceSpace::mapOne(const PlannedSpan &S, CUdevice Device) {
+Expected<std::unique_ptr<AddressHold>>
+AddressHold::hold(const std::vector<PlannedSpan> &Spans) {
+  std::unique_ptr<AddressHold> H(new AddressHold);
+  for (const PlannedSpan &S : Spans) {
+    void *Want = reinterpret_cast<void *>(S.Base);
+    void *P = ::mmap(Want, S.Size, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                         MAP_FIXED_NOREPLACE,
+                     -1, 0);
+    if (P == MAP_FAILED || P != Want) {
+      int E = errno;
+      if (P != MAP_FAILED)
+        ::munmap(P, S.Size);
+      return makeError("cannot hold ", describe(S),
+                       " for the replay: ",
+                       E == EEXIST ? std::string("the replay process already "
+                                                 "uses part of the range")
+                                   : std::string(std::strerror(E)),
+                       "; the capture cannot be replayed here");
+    }
+    H->Held.push_back({S.Base, S.Base + S.Size});
+  }
+  return H;
+}
+
+void AddressHold::release(uint64_t Base, uint64_t Size) {
+  uint64_t End = Base + Size;
+  std::vector<std::pair<uint64_t, uint64_t>> Kept;
+  for (auto [B, E] : Held) {
+    uint64_t Lo = std::max(B, Base), Hi = std::min(E, End);
+    if (Lo >= Hi) {
+      Kept.push_back({B, E});
+      continue;
+    }
+    ::munmap(reinterpret_cast<void *>(Lo), Hi - Lo);
+    if (B < Lo)
+      Kept.push_back({B, Lo});
+    if (Hi < E)
+      Kept.push_back({Hi, E});
+  }
+  Held = std::move(Kept);
+}
+
+AddressHold::~AddressHold() {
+  for (auto [B, E] : Held)
+    ::munmap(reinterpret_cast<void *>(B), E - B);
+}
+
+Error DeviceSpace::mapOne(const PlannedSpan &S, CUdevice Device,
+                          AddressHold *Hold) {
   const Api &A = api();
+  if (Hold)
+    Hold->release(S.Base, S.Size);
   Mapping M;
   M.Size = S.Size;
   CUdeviceptr Got = 0;
@@ -76,10 +131,11 @@ Error DeviceSpace::mapOne(const PlannedSpan &S, CUdevice Device) {
 }
 
 Expected<std::unique_ptr<DeviceSpace>>
-DeviceSpace::map(const std::vector<PlannedSpan> &Spans, CUdevice Device) {
+DeviceSpace::map(const std::vector<PlannedSpan> &Spans, CUdevice Device,
+                 AddressHold *Hold) {
   std::unique_ptr<DeviceSpace> D(new DeviceSpace);
   for (const PlannedSpan &S : Spans)
-    R3_TRY(D->mapOne(S, Device));
+    R3_TRY(D->mapOne(S, Device, Hold));
   return D;
 }
 
