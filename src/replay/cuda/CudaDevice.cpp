@@ -70,16 +70,12 @@ private:
   CUevent Start = nullptr, Stop = nullptr;
   CUdeviceptr L2Scratch = 0;
   uint64_t L2Bytes = 0;
-  std::unique_ptr<AddressHold> Hold; ///< until the space is mapped
   std::unique_ptr<DeviceSpace> Space;
   std::map<uint32_t, std::unique_ptr<LaunchData>> Launches;
   std::map<uint32_t, bool> PoisonSafe; ///< by launch
 };
 
 Error CudaDevice::open() {
-  // Before the driver starts (DeviceSpace.h says why).
-  R3_TRY(moveInto(AddressHold::hold(planSpans(requests(), PreInitGranularity)),
-                  Hold));
   const Api *A;
   R3_TRY(moveInto(loadApi(), A));
   R3_TRY(check(A->cuInit(0), "cuInit"));
@@ -115,9 +111,9 @@ std::vector<SpanRequest> CudaDevice::requests() const {
     for (uint32_t I = 0; I < Ls[L].Regions.size(); ++I) {
       const RegionInfo &R = Ls[L].Regions[I];
       if (R.Kind != RegionKind::Global)
-        Requests.push_back({R.Base, R.Size,
-                            "launch " + std::to_string(L) + ", " +
-                                regionLabel(R, I)});
+        Requests.push_back(
+            {R.Base, R.Size,
+             "launch " + std::to_string(L) + ", " + regionLabel(R, I)});
     }
   return Requests;
 }
@@ -125,9 +121,13 @@ std::vector<SpanRequest> CudaDevice::requests() const {
 Error CudaDevice::mapMemory() {
   uint64_t G;
   R3_TRY(moveInto(DeviceSpace::granularity(Dev), G));
-  R3_TRY(moveInto(DeviceSpace::map(planSpans(requests(), G), Dev, Hold.get()),
+  std::vector<SpanRequest> Requests = requests();
+  std::vector<std::pair<uint64_t, uint64_t>> Regions;
+  for (const SpanRequest &R : Requests)
+    Regions.push_back({R.Base, R.Base + R.Size});
+  R3_TRY(moveInto(DeviceSpace::map(planSpans(std::move(Requests), G), Dev,
+                                   std::move(Regions)),
                   Space));
-  Hold.reset();
   return Error::success();
 }
 
@@ -143,7 +143,7 @@ Expected<LaunchData *> CudaDevice::launch(uint32_t L) {
   auto It = Launches.find(L);
   if (It == Launches.end()) {
     std::unique_ptr<LaunchData> D;
-    R3_TRY(moveInto(LaunchData::load(*Reader, L), D));
+    R3_TRY(moveInto(LaunchData::load(*Reader, L, *Space), D));
     It = Launches.emplace(L, std::move(D)).first;
   }
   return It->second.get();

@@ -24,20 +24,26 @@ std::pair<uint64_t, uint64_t> changedSpan(const std::vector<uint8_t> &Pre,
 }
 } // namespace
 
-Expected<std::unique_ptr<LaunchData>> LaunchData::load(const CaptureReader &R,
-                                                       uint32_t Launch) {
+Expected<std::unique_ptr<LaunchData>>
+LaunchData::load(const CaptureReader &R, uint32_t Launch,
+                 const DeviceSpace &Space) {
   std::unique_ptr<LaunchData> L(new LaunchData);
   L->Index = Launch;
   L->Info = R.launches()[Launch];
+  L->Relocated += Space.relocate(L->Info.Params, 0);
   const Api &A = api();
   for (uint32_t I = 0; I < L->Info.Regions.size(); ++I) {
     const RegionInfo &Reg = L->Info.Regions[I];
+    L->Address.push_back(
+        Reg.Kind == RegionKind::Global ? 0 : Space.translate(Reg.Base));
     L->Pre.emplace_back(Reg.Size);
     R3_TRY(R.readRegion(Launch, I, Phase::Pre, 0, L->Pre.back()));
+    L->Relocated += Space.relocate(L->Pre.back(), Reg.Base);
     L->Post.emplace_back();
     if (Reg.Changed) {
       L->Post.back().resize(Reg.Size);
       R3_TRY(R.readRegion(Launch, I, Phase::Post, 0, L->Post.back()));
+      Space.relocate(L->Post.back(), Reg.Base);
     }
     L->Changed.push_back(changedSpan(L->Pre.back(), L->Post.back()));
     CUdeviceptr P = 0;
@@ -66,7 +72,7 @@ Expected<RegionAddresses> bindRegions(const LaunchData &L, CUmodule Module,
   for (uint32_t I = 0; I < Regions.size(); ++I) {
     const RegionInfo &Reg = Regions[I];
     if (Reg.Kind != RegionKind::Global) {
-      At.Address.push_back(Reg.Base);
+      At.Address.push_back(L.address(I));
       continue;
     }
     CUdeviceptr P = 0;

@@ -7,6 +7,7 @@
 #include "capture/CaptureReader.h"
 #include "replay/Candidate.h"
 #include "replay/Verify.h"
+#include "replay/cuda/DeviceSpace.h"
 
 #include <cuda.h>
 
@@ -19,13 +20,18 @@ namespace r3::cuda {
 /// The recorded bytes of one launch and their pristine device copies.
 class LaunchData {
 public:
-  static Expected<std::unique_ptr<LaunchData>> load(const CaptureReader &R,
-                                                    uint32_t Launch);
+  /// Reads launch Launch, relocated into Space (DeviceSpace.h): pointers in
+  /// its parameters and recorded bytes rewritten to where the regions live.
+  static Expected<std::unique_ptr<LaunchData>>
+  load(const CaptureReader &R, uint32_t Launch, const DeviceSpace &Space);
   ~LaunchData();
   LaunchData(const LaunchData &) = delete;
   LaunchData &operator=(const LaunchData &) = delete;
 
-  const LaunchInfo &info() const { return Info; }
+  const LaunchInfo &info() const { return Info; } ///< Params relocated
+  /// Where region I's memory lives (its recorded address, relocated).
+  uint64_t address(size_t I) const { return Address[I]; }
+  uint64_t relocatedWords() const { return Relocated; }
   uint32_t index() const { return Index; }
   const std::vector<uint8_t> &pre(size_t I) const { return Pre[I]; }
   const std::vector<uint8_t> &post(size_t I) const { return Post[I]; }
@@ -42,6 +48,8 @@ private:
   std::vector<std::vector<uint8_t>> Pre, Post;
   std::vector<CUdeviceptr> Pristine;
   std::vector<std::pair<uint64_t, uint64_t>> Changed;
+  std::vector<uint64_t> Address;
+  uint64_t Relocated = 0;
 };
 
 /// Where each region of a launch lives for one loaded module: its recorded

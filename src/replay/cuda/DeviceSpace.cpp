@@ -6,10 +6,8 @@
 #include "support/StringUtil.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <sys/mman.h>
 
 namespace r3::cuda {
 
@@ -46,72 +44,16 @@ Expected<uint64_t> DeviceSpace::granularity(CUdevice Device) {
   return static_cast<uint64_t>(G);
 }
 
-Expected<std::unique_ptr<AddressHold>>
-AddressHold::hold(const std::vector<PlannedSpan> &Spans) {
-  std::unique_ptr<AddressHold> H(new AddressHold);
-  for (const PlannedSpan &S : Spans) {
-    void *Want = reinterpret_cast<void *>(S.Base);
-    void *P = ::mmap(Want, S.Size, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-                         MAP_FIXED_NOREPLACE,
-                     -1, 0);
-    if (P == MAP_FAILED || P != Want) {
-      int E = errno;
-      if (P != MAP_FAILED)
-        ::munmap(P, S.Size);
-      return makeError("cannot hold ", describe(S),
-                       " for the replay: ",
-                       E == EEXIST ? std::string("the replay process already "
-                                                 "uses part of the range")
-                                   : std::string(std::strerror(E)),
-                       "; the capture cannot be replayed here");
-    }
-    H->Held.push_back({S.Base, S.Base + S.Size});
-  }
-  return H;
-}
-
-void AddressHold::release(uint64_t Base, uint64_t Size) {
-  uint64_t End = Base + Size;
-  std::vector<std::pair<uint64_t, uint64_t>> Kept;
-  for (auto [B, E] : Held) {
-    uint64_t Lo = std::max(B, Base), Hi = std::min(E, End);
-    if (Lo >= Hi) {
-      Kept.push_back({B, E});
-      continue;
-    }
-    ::munmap(reinterpret_cast<void *>(Lo), Hi - Lo);
-    if (B < Lo)
-      Kept.push_back({B, Lo});
-    if (Hi < E)
-      Kept.push_back({Hi, E});
-  }
-  Held = std::move(Kept);
-}
-
-AddressHold::~AddressHold() {
-  for (auto [B, E] : Held)
-    ::munmap(reinterpret_cast<void *>(B), E - B);
-}
-
-Error DeviceSpace::mapOne(const PlannedSpan &S, CUdevice Device,
-                          AddressHold *Hold) {
+Error DeviceSpace::mapOne(const PlannedSpan &S, CUdevice Device) {
   const Api &A = api();
-  if (Hold)
-    Hold->release(S.Base, S.Size);
   Mapping M;
   M.Size = S.Size;
   CUdeviceptr Got = 0;
   if (Error E = check(A.cuMemAddressReserve(&Got, S.Size, 0, S.Base, 0),
                       "cuMemAddressReserve"))
     return makeError("cannot reserve ", describe(S), ": ", E.message());
-  if (Got != S.Base) {
-    A.cuMemAddressFree(Got, S.Size);
-    return makeError("cannot reserve ", describe(S),
-                     " at their recorded address: the range is taken in the "
-                     "replay process (the driver offered ",
-                     hex(Got), "); the capture cannot be replayed here");
-  }
+  M.Recorded = S.Base;
+  Moved += Got != S.Base;
   M.Base = Got;
   Mappings.push_back(M);
   Mapping &Back = Mappings.back();
@@ -132,11 +74,60 @@ Error DeviceSpace::mapOne(const PlannedSpan &S, CUdevice Device,
 
 Expected<std::unique_ptr<DeviceSpace>>
 DeviceSpace::map(const std::vector<PlannedSpan> &Spans, CUdevice Device,
-                 AddressHold *Hold) {
+                 std::vector<std::pair<uint64_t, uint64_t>> Regions) {
   std::unique_ptr<DeviceSpace> D(new DeviceSpace);
   for (const PlannedSpan &S : Spans)
-    R3_TRY(D->mapOne(S, Device, Hold));
+    R3_TRY(D->mapOne(S, Device));
+  std::sort(Regions.begin(), Regions.end());
+  for (const auto &R : Regions)
+    if (!D->Regions.empty() && R.first <= D->Regions.back().second)
+      D->Regions.back().second = std::max(D->Regions.back().second, R.second);
+    else
+      D->Regions.push_back(R);
   return D;
+}
+
+uint64_t DeviceSpace::translate(uint64_t Recorded) const {
+  auto It = std::upper_bound(
+      Mappings.begin(), Mappings.end(), Recorded,
+      [](uint64_t V, const Mapping &M) { return V < M.Recorded; });
+  if (It == Mappings.begin())
+    return Recorded;
+  --It;
+  if (Recorded >= It->Recorded + It->Size)
+    return Recorded;
+  return Recorded - It->Recorded + It->Base;
+}
+
+uint64_t DeviceSpace::relocate(std::span<uint8_t> Bytes, uint64_t Base) const {
+  if (!Moved || Regions.empty())
+    return 0;
+  uint64_t Lo = Regions.front().first, Hi = 0;
+  for (const auto &R : Regions)
+    Hi = std::max(Hi, R.second);
+  uint64_t Count = 0;
+  size_t First = (8 - Base % 8) % 8;
+  for (size_t I = First; I + 8 <= Bytes.size(); I += 8) {
+    uint64_t V;
+    std::memcpy(&V, Bytes.data() + I, 8);
+    if (V < Lo || V > Hi)
+      continue;
+    auto It = std::upper_bound(
+        Regions.begin(), Regions.end(), V,
+        [](uint64_t X, const std::pair<uint64_t, uint64_t> &R) {
+          return X < R.first;
+        });
+    if (It == Regions.begin() || V > std::prev(It)->second)
+      continue;
+    uint64_t W = translate(V == std::prev(It)->second && V > 0 ? V - 1 : V);
+    if (V == std::prev(It)->second && V > 0)
+      ++W;
+    if (W == V)
+      continue;
+    std::memcpy(Bytes.data() + I, &W, 8);
+    ++Count;
+  }
+  return Count;
 }
 
 DeviceSpace::~DeviceSpace() {

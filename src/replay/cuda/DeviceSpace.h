@@ -1,8 +1,13 @@
-// Device memory at the recorded addresses (the design brief's decision 3):
-// each planned span is reserved at its recorded address with
-// cuMemAddressReserve, backed by cuMemCreate and mapped read-write, so that
-// pointers stored inside the recorded memory stay valid. A range the driver
-// will not give at that address is an error naming the regions inside it.
+// Device memory for a replay (the design brief's decision 3): each planned
+// span is reserved with cuMemAddressReserve at its recorded address as a
+// hint, backed by cuMemCreate and mapped read-write. The driver honours such
+// a hint only inside the address arena it reserved for itself at start-up,
+// which lies elsewhere in every process (measured on driver 580), so a span
+// usually lands elsewhere; then the replay relocates: every pointer into a
+// recorded region, in the parameter buffer and in the recorded memory
+// (8-byte aligned words whose value falls inside a recorded region), is
+// rewritten to the region's new place before the kernel runs, and the
+// recorded post-state is rewritten the same way before it is compared.
 #pragma once
 
 #include "replay/SpacePlan.h"
@@ -11,60 +16,51 @@
 #include <cuda.h>
 
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace r3::cuda {
-
-/// Host placeholders (PROT_NONE mappings) over the recorded ranges, taken
-/// before the driver starts: under unified addressing device and host
-/// addresses share one space, and the driver's start-up and this process's
-/// libraries would otherwise settle anywhere, the recorded ranges included.
-class AddressHold {
-public:
-  /// Holds every span (planned with PreInitGranularity); an error naming the
-  /// span when something of this process already lies there.
-  static Expected<std::unique_ptr<AddressHold>>
-  hold(const std::vector<PlannedSpan> &Spans);
-  ~AddressHold();
-  /// Gives back the held parts of [Base, Base + Size), just before the driver
-  /// reserves it.
-  void release(uint64_t Base, uint64_t Size);
-
-private:
-  AddressHold() = default;
-  std::vector<std::pair<uint64_t, uint64_t>> Held; ///< [begin, end)
-};
-
-/// The granularity holds are planned with, before the driver can say: 2 MiB,
-/// the VMM granularity of every current GPU.
-inline constexpr uint64_t PreInitGranularity = 2ull << 20;
 
 class DeviceSpace {
 public:
   /// The VMM granularity of Device (2 MiB on current GPUs).
   static Expected<uint64_t> granularity(CUdevice Device);
-  /// Reserves and maps every span on Device; undoes what it did on failure.
+  /// Reserves and maps every span on Device, at its recorded address where
+  /// the driver gives it and elsewhere otherwise (relocated); Regions are the
+  /// recorded regions themselves, which pointers are recognised by.
   static Expected<std::unique_ptr<DeviceSpace>>
   map(const std::vector<PlannedSpan> &Spans, CUdevice Device,
-      AddressHold *Hold);
+      std::vector<std::pair<uint64_t, uint64_t>> Regions);
   ~DeviceSpace();
   DeviceSpace(const DeviceSpace &) = delete;
   DeviceSpace &operator=(const DeviceSpace &) = delete;
 
   uint64_t bytes() const { return Bytes; }
+  /// How many spans the driver placed away from their recorded address.
+  size_t relocatedSpans() const { return Moved; }
+  /// Where a recorded address lives in this process.
+  uint64_t translate(uint64_t Recorded) const;
+  /// Rewrites every 8-byte aligned word of Bytes whose value points into a
+  /// recorded region (or one past its end) to where that region lives now;
+  /// Base is the recorded address of Bytes[0]. Returns the words rewritten.
+  uint64_t relocate(std::span<uint8_t> Bytes, uint64_t Base) const;
 
 private:
   DeviceSpace() = default;
-  Error mapOne(const PlannedSpan &S, CUdevice Device, AddressHold *Hold);
+  Error mapOne(const PlannedSpan &S, CUdevice Device);
 
   struct Mapping {
-    CUdeviceptr Base = 0;
+    uint64_t Recorded = 0; ///< the span's recorded address
+    CUdeviceptr Base = 0;  ///< where it is mapped
     uint64_t Size = 0;
     CUmemGenericAllocationHandle Handle = 0;
     bool Mapped = false;
   };
-  std::vector<Mapping> Mappings;
+  std::vector<Mapping> Mappings;                      ///< sorted by Recorded
+  std::vector<std::pair<uint64_t, uint64_t>> Regions; ///< [base, end], sorted
   uint64_t Bytes = 0;
+  size_t Moved = 0;
 };
 
 } // namespace r3::cuda
