@@ -4,6 +4,7 @@
 #include "replay/Server.h"
 
 #include "capture/CaptureReader.h"
+#include "replay/FakeDevice.h"
 #include "replay/Sandbox.h"
 #include "replay/ServerClient.h"
 #include "replay/ServerProtocol.h"
@@ -13,6 +14,7 @@
 #endif
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -41,6 +43,9 @@ private:
 
 Expected<std::unique_ptr<ReplayDevice>>
 openDevice(std::unique_ptr<CaptureReader> R) {
+  if (const char *Script = std::getenv("R3_REPLAY_FAKE_DEVICE");
+      Script && R->header().Source == Backend::Cuda)
+    return openFakeDevice(std::move(R), Script);
   if (R->header().Source == Backend::Cuda) {
 #ifdef R3_HAVE_CUDA
     return openCudaDevice(std::move(R));

@@ -1,0 +1,23 @@
+// A scripted stand-in for the GPU part of a replay server, so that the
+// server protocol, the client's restarts and `r3 replay`'s CUDA half are
+// tested where there is no GPU. It replaces the CUDA device when the
+// server's environment has R3_REPLAY_FAKE_DEVICE, a comma-separated script
+// of outcomes, one per evaluation in this client's scratch directory (so the
+// count survives a restart): ok, wrong, invalid, crash (the server dies of
+// SIGSEGV), hang (the run never ends), lost (a crashed result after which
+// the server exits, as a CUDA fault makes it).
+#pragma once
+
+#include "replay/Device.h"
+
+#include <memory>
+#include <string>
+
+namespace r3 {
+class CaptureReader;
+
+/// The fake device for Script (the variable's value).
+std::unique_ptr<ReplayDevice> openFakeDevice(std::unique_ptr<CaptureReader> R,
+                                             std::string Script);
+
+} // namespace r3
