@@ -220,10 +220,31 @@ std::vector<std::string> kernelNames(const CaptureReader &R) {
   return Names;
 }
 
+/// "ns::saxpy" of "ns::saxpy(float*, int)"; the name itself when plain.
+std::string bareName(const KernelInfo &K) {
+  const std::string &D = K.Demangled.empty() ? K.Name : K.Demangled;
+  return D.substr(0, D.find('('));
+}
+
 Expected<uint32_t> findKernel(const CaptureReader &R, const std::string &Name) {
   for (uint32_t K = 0; K < R.kernels().size(); ++K)
     if (R.kernels()[K].Name == Name || R.kernels()[K].Demangled == Name)
       return K;
+  // A bare name ("react", or "ns::react") when exactly one kernel has it.
+  std::optional<uint32_t> Bare;
+  for (uint32_t K = 0; K < R.kernels().size(); ++K) {
+    std::string B = bareName(R.kernels()[K]);
+    bool Tail = B.size() > Name.size() && B.ends_with("::" + Name);
+    if (B == Name || Tail) {
+      if (Bare)
+        return makeError(R.path(), ": the kernel name '", Name,
+                         "' is ambiguous: give the mangled or the full "
+                         "demangled name");
+      Bare = K;
+    }
+  }
+  if (Bare)
+    return *Bare;
   std::vector<std::string> Names = kernelNames(R);
   for (const KernelInfo &K : R.kernels())
     if (!K.Demangled.empty())
@@ -360,6 +381,8 @@ void printTableRow(const json &J) {
   std::string Pipeline =
       J["pipeline"].is_null() ? "-" : J["pipeline"].get<std::string>();
   std::string Compile = duration(J["compile_ms"]);
+  if (J["noisy"].get<bool>())
+    Pipeline += "  (noisy: the 95% CI is wider than the noise threshold)";
   std::printf("%-16s %-6u %-13s %-9s %-21s %-9s %-5zu %-10s %-8s %s\n",
               J["kernel"].get<std::string>().c_str(),
               J["launch"].get<uint32_t>(), Result.c_str(),
@@ -370,10 +393,6 @@ void printTableRow(const json &J) {
   std::string Message = J["message"];
   if (!Message.empty())
     std::printf("  %s\n", Message.c_str());
-  if (J["noisy"].get<bool>())
-    std::printf("  noisy: the 95%% confidence interval is wider than the "
-                "noise threshold; use more --repetitions or a quieter "
-                "machine\n");
 }
 
 void Printer::print(const std::string &Kernel, uint32_t Launch,

@@ -257,12 +257,18 @@ TEST_CASE("replay server: open errors are errors") {
   auto C = ServerClient::create(O);
   REQUIRE_FALSE(C);
   CHECK(C.error().message().find("missing.h5") != std::string::npos);
-  O.CapturePath = fixture("cuda");
-  C = ServerClient::create(O);
-  REQUIRE_FALSE(C);
-  CHECK(C.error().message().ends_with(
-      "cuda.h5: a CUDA capture; the CUDA replay server is not built yet in "
-      "this r3"));
+  // Without a GPU, a CUDA capture's server says why it cannot open one.
+  if (!fs::exists("/dev/nvidia0")) {
+    O.CapturePath = fixture("cuda");
+    C = ServerClient::create(O);
+    REQUIRE_FALSE(C);
+    const std::string &M = C.error().message();
+    CHECK(M.find("cuda.h5: ") != std::string::npos);
+    CHECK((M.find("no CUDA driver") != std::string::npos ||
+           M.find("cuInit") != std::string::npos ||
+           M.find("no CUDA device") != std::string::npos ||
+           M.find("without the CUDA backend") != std::string::npos));
+  }
   O.CapturePath = fixture("unmappable");
   C = ServerClient::create(O);
   REQUIRE_FALSE(C);

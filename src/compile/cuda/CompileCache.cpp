@@ -6,7 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -59,15 +62,45 @@ Error CompileCache::store(
   return Error::success();
 }
 
+namespace {
+/// The SHA-256 of a file, remembered per (path, size, mtime, inode) for the
+/// life of the process: a front-end lookup checks every header the source
+/// includes (the CUDA runtime's headers are megabytes), and a campaign or a
+/// replay of many candidates would hash them again for each.
+Expected<std::string> fileDigest(const std::string &Path) {
+  struct stat St;
+  if (::stat(Path.c_str(), &St) != 0)
+    return makeError("cannot stat '", Path, "'");
+  std::string Key = Path + "\n" + std::to_string(St.st_size) + " " +
+                    std::to_string(St.st_mtim.tv_sec) + "." +
+                    std::to_string(St.st_mtim.tv_nsec) + " " +
+                    std::to_string(St.st_ino);
+  static std::mutex Lock;
+  static std::map<std::string, std::string> Known;
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    if (auto It = Known.find(Key); It != Known.end())
+      return It->second;
+  }
+  auto Bytes = readFileBytes(Path);
+  if (!Bytes)
+    return makeError("cannot read '", Path, "'");
+  std::string D = sha256Hex(*Bytes);
+  std::lock_guard<std::mutex> G(Lock);
+  Known[Key] = D;
+  return D;
+}
+} // namespace
+
 Expected<std::string>
 CompileCache::manifestOf(const std::vector<std::string> &Files) {
   std::string Out;
   for (const std::string &F : Files) {
     std::string Path = fs::absolute(F).lexically_normal().string();
-    auto Bytes = readFileBytes(Path);
-    if (!Bytes)
+    auto Digest = fileDigest(Path);
+    if (!Digest)
       return makeError("reading '", Path, "', a dependency of the source");
-    Out += sha256Hex(*Bytes) + " " + Path + "\n";
+    Out += *Digest + " " + Path + "\n";
   }
   return Out;
 }
@@ -77,8 +110,8 @@ bool CompileCache::manifestHolds(const std::string &Manifest) {
   for (std::string Line; std::getline(In, Line);) {
     if (Line.size() < 66 || Line[64] != ' ')
       return false;
-    auto Bytes = readFileBytes(Line.substr(65));
-    if (!Bytes || sha256Hex(*Bytes) != Line.substr(0, 64))
+    auto Digest = fileDigest(Line.substr(65));
+    if (!Digest || *Digest != Line.substr(0, 64))
       return false;
   }
   return true;
