@@ -193,6 +193,8 @@ Expected<Timing> runCase(FakeDevice &D, const Options &O, Case C) {
   int Fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, Fds) != 0)
     return errnoError("socketpair");
+  for (int I = 0; I < 2; ++I) // as r3 record does
+    wire::enlargeSocketBuffers(Fds[I]);
   std::string Path = O.Dir + "/r3-bench-stream-" + std::to_string(::getpid()) +
                      (C == Case::Capture ? ".h5" : ".raw");
   Timing T{0, cpuSeconds(RUSAGE_SELF), cpuSeconds(RUSAGE_CHILDREN)};
