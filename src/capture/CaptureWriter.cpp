@@ -2,6 +2,7 @@
 // writes the metadata tables at finish().
 #include "capture/CaptureWriter.h"
 
+#include "capture/Fletcher32.h"
 #include "capture/Format.h"
 #include "capture/Hdf5.h"
 #include "r3/Version.h"
@@ -26,6 +27,8 @@ struct CaptureWriter::Impl {
 
   Error streamDataset(const std::string &Path, uint64_t Size,
                       const ByteSource &Src);
+  Error streamFiltered(hid_t D, uint64_t Size, const ByteSource &Src);
+  Error streamChecksummed(hid_t D, uint64_t Size, const ByteSource &Src);
   Error writeHeader();
   Error writeKernel(uint32_t K);
   Error writeLaunch(uint32_t L);
@@ -71,6 +74,12 @@ CaptureWriter::create(const std::string &Path, const CaptureHeader &Header,
   return std::unique_ptr<CaptureWriter>(new CaptureWriter(std::move(I)));
 }
 
+// Uncompressed datasets (the default) bypass HDF5's filter pipeline: the
+// chunk is read into a buffer with 4 bytes to spare, checksummed here and
+// written as stored (H5Dwrite_chunk). The pipeline would copy every chunk
+// into a fresh allocation twice (once to filter it, once more to append the
+// checksum) and checksum it 16 bits at a time; the file is byte-for-byte what
+// it writes. Deflate needs the pipeline, so compressed captures keep it.
 Error CaptureWriter::Impl::streamDataset(const std::string &Path, uint64_t Size,
                                          const ByteSource &Src) {
   if (Size == 0)
@@ -78,14 +87,37 @@ Error CaptureWriter::Impl::streamDataset(const std::string &Path, uint64_t Size,
   auto D = h5::createByteDataset(File.get(), Path, Size, Compress);
   if (!D)
     return D.takeError();
+  Error E = Compress == h5::Compression::None
+                ? streamChecksummed(D->get(), Size, Src)
+                : streamFiltered(D->get(), Size, Src);
+  return std::move(E).context(Path);
+}
+
+Error CaptureWriter::Impl::streamChecksummed(hid_t D, uint64_t Size,
+                                             const ByteSource &Src) {
+  constexpr uint64_t SumBytes = 4;
+  uint64_t Chunk = h5::chunkBytesFor(Size);
+  Buffer.resize(Chunk + SumBytes);
+  for (uint64_t Offset = 0; Offset < Size; Offset += Chunk) {
+    uint64_t N = std::min(Chunk, Size - Offset);
+    R3_TRY(Src(Offset, std::span(Buffer.data(), N)));
+    // HDF5 stores an edge chunk whole, zeros past the end included.
+    std::memset(Buffer.data() + N, 0, Chunk - N);
+    uint32_t Sum = fletcher32(std::span(Buffer.data(), Chunk));
+    storeFletcher32(Sum, Buffer.data() + Chunk);
+    R3_TRY(h5::writeRawChunk(D, Offset, Buffer));
+  }
+  return Error::success();
+}
+
+Error CaptureWriter::Impl::streamFiltered(hid_t D, uint64_t Size,
+                                          const ByteSource &Src) {
   uint64_t Chunk = h5::chunkBytesFor(Size);
   Buffer.resize(Chunk);
   for (uint64_t Offset = 0; Offset < Size; Offset += Chunk) {
     std::span<uint8_t> Out(Buffer.data(), std::min(Chunk, Size - Offset));
-    if (Error E = Src(Offset, Out))
-      return std::move(E).context(Path);
-    if (Error E = h5::writeBytes(D->get(), Offset, Out))
-      return std::move(E).context(Path);
+    R3_TRY(Src(Offset, Out));
+    R3_TRY(h5::writeBytes(D, Offset, Out));
   }
   return Error::success();
 }
@@ -173,8 +205,8 @@ Error CaptureWriter::Impl::writeHeader() {
   R3_TRY(
       h5::writeAttr(Root, format::VersionAttr, uint64_t(CaptureFormatVersion)));
   R3_TRY(h5::writeAttr(Root, "producer", Header.Producer));
-  R3_TRY(h5::writeAttr(Root, "backend",
-                       std::string(backendName(Header.Source))));
+  R3_TRY(
+      h5::writeAttr(Root, "backend", std::string(backendName(Header.Source))));
   auto Dev = h5::createGroup(Root, "/device");
   if (!Dev)
     return Dev.takeError();

@@ -390,6 +390,15 @@ Error transferBytes(hid_t Dataset, uint64_t Offset, void *Data, uint64_t Count,
 }
 } // namespace
 
+Error writeRawChunk(hid_t Dataset, uint64_t Offset,
+                    std::span<const uint8_t> Stored) {
+  hsize_t Start = Offset;
+  if (H5Dwrite_chunk(Dataset, H5P_DEFAULT, /*every filter applied*/ 0, &Start,
+                     Stored.size(), Stored.data()) < 0)
+    return lastError("cannot write chunk");
+  return Error::success();
+}
+
 Error writeBytes(hid_t Dataset, uint64_t Offset,
                  std::span<const uint8_t> Bytes) {
   return transferBytes(Dataset, Offset, const_cast<uint8_t *>(Bytes.data()),

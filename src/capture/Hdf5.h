@@ -87,6 +87,12 @@ uint64_t chunkBytesFor(uint64_t Size);
 /// A chunked (chunkBytesFor), Fletcher32-checksummed 1-D byte dataset.
 Expected<Handle> createByteDataset(hid_t Loc, const std::string &Name,
                                    uint64_t Size, Compression C);
+/// Writes one whole, already filtered chunk of a chunked dataset at Offset (a
+/// multiple of its chunk size): Stored is what HDF5 would have written after
+/// every filter (for an uncompressed byte dataset: the chunk, padded with
+/// zeros past the dataset's end, then its Fletcher-32).
+Error writeRawChunk(hid_t Dataset, uint64_t Offset,
+                    std::span<const uint8_t> Stored);
 /// Writes Bytes at Offset of a byte dataset.
 Error writeBytes(hid_t Dataset, uint64_t Offset,
                  std::span<const uint8_t> Bytes);

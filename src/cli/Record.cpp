@@ -135,6 +135,8 @@ Error planOptions(const ParsedArgs &A, RecordPlan &P) {
 Error streamPair(int Fds[2]) {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, Fds) != 0)
     return errnoError("cannot create the record stream (socketpair)");
+  for (int I = 0; I < 2; ++I)
+    wire::enlargeSocketBuffers(Fds[I]);
   int Flags = ::fcntl(Fds[1], F_GETFD);
   ::fcntl(Fds[1], F_SETFD, Flags & ~FD_CLOEXEC);
   return Error::success();

@@ -145,6 +145,12 @@ Error FrameWriter::send(Type T, const MetaWriter &Meta,
   return sendBulk(Bulk);
 }
 
+void enlargeSocketBuffers(int Fd) {
+  int Bytes = 4 << 20;
+  for (int Option : {SO_SNDBUF, SO_RCVBUF})
+    ::setsockopt(Fd, SOL_SOCKET, Option, &Bytes, sizeof(Bytes));
+}
+
 Error readExactly(int Fd, std::span<uint8_t> Out) {
   size_t Done = 0;
   while (Done < Out.size()) {

@@ -109,6 +109,11 @@ private:
   uint64_t BulkLeft = 0;
 };
 
+/// Asks for socket buffers of up to 4 MiB on both ends of a stream socket (the
+/// kernel caps them at net.core.[rw]mem_max): the default of about 200 KiB
+/// makes sender and receiver take turns, each waiting while the other copies.
+void enlargeSocketBuffers(int Fd);
+
 /// The receiving end's primitive: reads exactly Out.size() bytes, or says why
 /// not.
 Error readExactly(int Fd, std::span<uint8_t> Out);
