@@ -70,6 +70,12 @@ if(R3_WITH_CUDA)
         INTERFACE_INCLUDE_DIRECTORIES ${CUDAToolkit_INCLUDE_DIRS})
     endif()
   endif()
+  # FindCUDAToolkit makes CUDA::nvrtc depend on the driver (libcuda), which
+  # NVRTC does not need: r3 must start where no driver is installed, and only
+  # the replay server loads it, at run time.
+  if(TARGET CUDA::nvrtc)
+    set_property(TARGET CUDA::nvrtc PROPERTY INTERFACE_LINK_LIBRARIES "")
+  endif()
   if(CUDAToolkit_FOUND AND TARGET CUDA::cupti AND TARGET CUDA::nvrtc
      AND TARGET CUDA::nvJitLink)
     message(STATUS "r3: CUDA ${CUDAToolkit_VERSION} at ${CUDAToolkit_TARGET_DIR}: "

@@ -6,6 +6,7 @@
 #include "capture/CaptureReader.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
+#include "compile/CompileCommands.h"
 #include "compile/host/HostJit.h"
 #include "replay/ServerClient.h"
 #include "replay/Stats.h"
@@ -66,36 +67,6 @@ Expected<double> secondsOption(const ParsedArgs &A, std::string_view Name,
     return makeError("option '", Name,
                      "' expects a positive number of seconds, got '", *V, "'");
   return S;
-}
-
-/// Splits --cflags like a shell would for plain words and quotes.
-std::vector<std::string> splitFlags(const std::string &Text) {
-  std::vector<std::string> Words;
-  std::string Cur;
-  bool InWord = false;
-  char Quote = 0;
-  for (char C : Text) {
-    if (Quote) {
-      if (C == Quote)
-        Quote = 0;
-      else
-        Cur += C;
-    } else if (C == '\'' || C == '"') {
-      Quote = C;
-      InWord = true;
-    } else if (C == ' ' || C == '\t' || C == '\n') {
-      if (InWord)
-        Words.push_back(std::move(Cur));
-      Cur.clear();
-      InWord = false;
-    } else {
-      Cur += C;
-      InWord = true;
-    }
-  }
-  if (InWord)
-    Words.push_back(std::move(Cur));
-  return Words;
 }
 
 Error parseVerify(const ParsedArgs &A, VerifySettings &S) {
@@ -162,7 +133,7 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
   P.Capture = A.Positional[0];
   P.Kernel = A.value("--kernel");
   P.Source = A.value("--source");
-  P.CFlags = splitFlags(A.value("--cflags").value_or(""));
+  P.CFlags = splitCommandLine(A.value("--cflags").value_or(""));
   R3_TRY(parseLaunch(A, P));
   Candidate &C = P.Base;
   R3_TRY(moveInto(countOption(A, "--repetitions", C.Repetitions, 1),
