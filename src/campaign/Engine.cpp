@@ -289,9 +289,10 @@ static Error checkCapture(const Campaign &C, const KernelSpec &K) {
                      " capture, but the campaign's backend is ",
                      backendName(C.Target));
   if (Source == Backend::Cuda)
-    return makeError(K.Capture, ": campaigns on the cuda backend need the "
-                                "CUDA replay server, which is not built yet "
-                                "in this r3 (host campaigns run)");
+    return makeError(K.Capture,
+                     ": campaigns on the cuda backend are not wired to the "
+                     "CUDA replay server yet in this r3 (host campaigns run; "
+                     "CUDA variants replay with r3 replay --source)");
   return Error::success();
 }
 
