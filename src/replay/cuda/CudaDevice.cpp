@@ -1,8 +1,9 @@
 // The CUDA replay device. At open: the driver (loaded at run time), the
 // primary context of the first visible device (blocking synchronization, so
 // that a long kernel does not burn the server's CPU limit), every recorded
-// region mapped at its recorded address (DeviceSpace) before anything else
-// allocates device memory. Per candidate: its module loaded (the recorded
+// region mapped (DeviceSpace: at its recorded address where the driver gives
+// it, relocated where it does not) before anything else allocates device
+// memory. Per candidate: its module loaded (the recorded
 // cubin or the candidate's), globals bound by name, then for each launch a
 // verification run (inputs restored, outputs poisoned when safe), warm-ups
 // and timed runs, each preceded by an untimed restore (and an L2 flush when

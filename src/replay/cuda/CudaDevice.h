@@ -1,5 +1,6 @@
-// The CUDA replay device: one GPU context owning a capture's memory at its
-// recorded addresses; evaluates cubin candidates (CudaDevice.cpp).
+// The CUDA replay device: one GPU context owning a capture's memory (mapped
+// with the VMM API, relocated where the driver places it elsewhere);
+// evaluates cubin candidates (CudaDevice.cpp).
 #pragma once
 
 #include "replay/Device.h"
@@ -9,9 +10,9 @@
 namespace r3 {
 class CaptureReader;
 
-/// Opens the GPU (the first visible device), checks it against the capture
-/// and maps every recorded region at its recorded address. An error when
-/// there is no driver or device, or an address range is taken.
+/// Opens the GPU (the first visible device) and maps every recorded region
+/// (DeviceSpace.h). An error when there is no driver or device, or the
+/// memory cannot be mapped.
 Expected<std::unique_ptr<ReplayDevice>>
 openCudaDevice(std::unique_ptr<CaptureReader> R);
 
