@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace r3 {
@@ -27,5 +29,32 @@ struct PlannedSpan {
 /// sorted, merged when they overlap or touch. Empty requests are ignored.
 std::vector<PlannedSpan> planSpans(std::vector<SpanRequest> Requests,
                                    uint64_t Granularity);
+
+/// Where each span of a replay lives when the driver did not place it at its
+/// recorded address, and the rewriting of the pointers that must follow:
+/// every 8-byte aligned word whose value points into a recorded region, or
+/// one past its end, is moved with the span that holds the region.
+class Relocation {
+public:
+  /// One mapped span; spans are added in increasing recorded order.
+  void addSpan(uint64_t Recorded, uint64_t Actual, uint64_t Size);
+  /// The recorded regions, [base, end); overlapping or touching ones merge.
+  void setRegions(std::vector<std::pair<uint64_t, uint64_t>> Regions);
+  /// How many spans lie away from their recorded address.
+  size_t moved() const { return Moved; }
+  /// Where a recorded address lives now (itself outside every span).
+  uint64_t translate(uint64_t Recorded) const;
+  /// Rewrites the pointers in Bytes, whose first byte was recorded at Base;
+  /// returns how many words changed.
+  uint64_t relocate(std::span<uint8_t> Bytes, uint64_t Base) const;
+
+private:
+  struct Span {
+    uint64_t Recorded, Actual, Size;
+  };
+  std::vector<Span> Spans;
+  std::vector<std::pair<uint64_t, uint64_t>> Regions; ///< merged, sorted
+  size_t Moved = 0;
+};
 
 } // namespace r3

@@ -136,3 +136,73 @@ TEST_CASE("a result's CUDA fields survive the server protocol") {
   CHECK(*Back->Registers == 40);
   CHECK(Back->Failure == FailureKind::Crashed);
 }
+
+namespace {
+std::vector<uint8_t> words(std::initializer_list<uint64_t> Ws) {
+  std::vector<uint8_t> B(Ws.size() * 8);
+  size_t I = 0;
+  for (uint64_t W : Ws)
+    std::memcpy(B.data() + 8 * I++, &W, 8);
+  return B;
+}
+
+uint64_t word(const std::vector<uint8_t> &B, size_t I) {
+  uint64_t W;
+  std::memcpy(&W, B.data() + 8 * I, 8);
+  return W;
+}
+
+/// Two spans: the first moved by +0x10000000, the second left in place.
+Relocation twoSpans() {
+  Relocation R;
+  R.addSpan(0x7f0000200000, 0x7f0010200000, 0x400000);
+  R.addSpan(0x7f0001000000, 0x7f0001000000, 0x200000);
+  R.setRegions({{0x7f0000200100, 0x7f0000200200},
+                {0x7f0000200000, 0x7f0000200100}, // touches: merged
+                {0x7f0000400000, 0x7f0000500000},
+                {0x7f0001000000, 0x7f0001000800}});
+  return R;
+}
+} // namespace
+
+TEST_CASE("relocation moves pointers into recorded regions with their span") {
+  Relocation R = twoSpans();
+  CHECK(R.moved() == 1);
+  CHECK(R.translate(0x7f0000200040) == 0x7f0010200040);
+  CHECK(R.translate(0x7f0001000040) == 0x7f0001000040); // not moved
+  CHECK(R.translate(0x12345) == 0x12345);               // outside every span
+  auto B = words({0x7f0000200000,                       // a region's start
+                  0x7f00002001f8, // inside the merged region
+                  0x7f0000500000, // one past a region's end
+                  0x7f0000300000, // in the span, but in no region: data
+                  0x7f0001000010, // in a span that did not move
+                  42, 0x3f800000bf800000});
+  CHECK(R.relocate(B, 0x7f0000400000) == 3);
+  CHECK(word(B, 0) == 0x7f0010200000);
+  CHECK(word(B, 1) == 0x7f00102001f8);
+  CHECK(word(B, 2) == 0x7f0010500000);
+  CHECK(word(B, 3) == 0x7f0000300000);
+  CHECK(word(B, 4) == 0x7f0001000010);
+  CHECK(word(B, 5) == 42);
+  CHECK(word(B, 6) == 0x3f800000bf800000);
+}
+
+TEST_CASE("relocation reads only 8-byte aligned words, by recorded address") {
+  Relocation R = twoSpans();
+  // Recorded at an address 4 bytes past an 8-byte boundary: the pointer at
+  // offset 4 is aligned, the one at offset 0 is not.
+  std::vector<uint8_t> B(16);
+  uint64_t P = 0x7f0000200010;
+  std::memcpy(B.data() + 4, &P, 8);
+  CHECK(R.relocate(B, 0x7f0000400004) == 1);
+  uint64_t Got;
+  std::memcpy(&Got, B.data() + 4, 8);
+  CHECK(Got == 0x7f0010200010);
+  // Nothing moved: nothing is rewritten.
+  Relocation Still;
+  Still.addSpan(0x7f0000200000, 0x7f0000200000, 0x200000);
+  Still.setRegions({{0x7f0000200000, 0x7f0000300000}});
+  auto C = words({0x7f0000200010});
+  CHECK(Still.relocate(C, 0) == 0);
+  CHECK(word(C, 0) == 0x7f0000200010);
+}

@@ -52,8 +52,7 @@ Error DeviceSpace::mapOne(const PlannedSpan &S, CUdevice Device) {
   if (Error E = check(A.cuMemAddressReserve(&Got, S.Size, 0, S.Base, 0),
                       "cuMemAddressReserve"))
     return makeError("cannot reserve ", describe(S), ": ", E.message());
-  M.Recorded = S.Base;
-  Moved += Got != S.Base;
+  Moves.addSpan(S.Base, Got, S.Size);
   M.Base = Got;
   Mappings.push_back(M);
   Mapping &Back = Mappings.back();
@@ -78,56 +77,8 @@ DeviceSpace::map(const std::vector<PlannedSpan> &Spans, CUdevice Device,
   std::unique_ptr<DeviceSpace> D(new DeviceSpace);
   for (const PlannedSpan &S : Spans)
     R3_TRY(D->mapOne(S, Device));
-  std::sort(Regions.begin(), Regions.end());
-  for (const auto &R : Regions)
-    if (!D->Regions.empty() && R.first <= D->Regions.back().second)
-      D->Regions.back().second = std::max(D->Regions.back().second, R.second);
-    else
-      D->Regions.push_back(R);
+  D->Moves.setRegions(std::move(Regions));
   return D;
-}
-
-uint64_t DeviceSpace::translate(uint64_t Recorded) const {
-  auto It = std::upper_bound(
-      Mappings.begin(), Mappings.end(), Recorded,
-      [](uint64_t V, const Mapping &M) { return V < M.Recorded; });
-  if (It == Mappings.begin())
-    return Recorded;
-  --It;
-  if (Recorded >= It->Recorded + It->Size)
-    return Recorded;
-  return Recorded - It->Recorded + It->Base;
-}
-
-uint64_t DeviceSpace::relocate(std::span<uint8_t> Bytes, uint64_t Base) const {
-  if (!Moved || Regions.empty())
-    return 0;
-  uint64_t Lo = Regions.front().first, Hi = 0;
-  for (const auto &R : Regions)
-    Hi = std::max(Hi, R.second);
-  uint64_t Count = 0;
-  size_t First = (8 - Base % 8) % 8;
-  for (size_t I = First; I + 8 <= Bytes.size(); I += 8) {
-    uint64_t V;
-    std::memcpy(&V, Bytes.data() + I, 8);
-    if (V < Lo || V > Hi)
-      continue;
-    auto It = std::upper_bound(
-        Regions.begin(), Regions.end(), V,
-        [](uint64_t X, const std::pair<uint64_t, uint64_t> &R) {
-          return X < R.first;
-        });
-    if (It == Regions.begin() || V > std::prev(It)->second)
-      continue;
-    uint64_t W = translate(V == std::prev(It)->second && V > 0 ? V - 1 : V);
-    if (V == std::prev(It)->second && V > 0)
-      ++W;
-    if (W == V)
-      continue;
-    std::memcpy(Bytes.data() + I, &W, 8);
-    ++Count;
-  }
-  return Count;
 }
 
 DeviceSpace::~DeviceSpace() {

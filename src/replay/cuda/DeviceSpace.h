@@ -37,30 +37,28 @@ public:
   DeviceSpace &operator=(const DeviceSpace &) = delete;
 
   uint64_t bytes() const { return Bytes; }
-  /// How many spans the driver placed away from their recorded address.
-  size_t relocatedSpans() const { return Moved; }
-  /// Where a recorded address lives in this process.
-  uint64_t translate(uint64_t Recorded) const;
-  /// Rewrites every 8-byte aligned word of Bytes whose value points into a
-  /// recorded region (or one past its end) to where that region lives now;
-  /// Base is the recorded address of Bytes[0]. Returns the words rewritten.
-  uint64_t relocate(std::span<uint8_t> Bytes, uint64_t Base) const;
+  /// Where the spans are, and the pointers that follow them (SpacePlan.h).
+  const Relocation &moves() const { return Moves; }
+  uint64_t translate(uint64_t Recorded) const {
+    return Moves.translate(Recorded);
+  }
+  uint64_t relocate(std::span<uint8_t> Bytes, uint64_t Base) const {
+    return Moves.relocate(Bytes, Base);
+  }
 
 private:
   DeviceSpace() = default;
   Error mapOne(const PlannedSpan &S, CUdevice Device);
 
   struct Mapping {
-    uint64_t Recorded = 0; ///< the span's recorded address
-    CUdeviceptr Base = 0;  ///< where it is mapped
+    CUdeviceptr Base = 0; ///< where it is mapped
     uint64_t Size = 0;
     CUmemGenericAllocationHandle Handle = 0;
     bool Mapped = false;
   };
-  std::vector<Mapping> Mappings;                      ///< sorted by Recorded
-  std::vector<std::pair<uint64_t, uint64_t>> Regions; ///< [base, end], sorted
+  std::vector<Mapping> Mappings;
+  Relocation Moves;
   uint64_t Bytes = 0;
-  size_t Moved = 0;
 };
 
 } // namespace r3::cuda
