@@ -12,6 +12,7 @@
 
 #if R3_HAVE_CUDA
 #include "capture/CaptureReader.h"
+#include "cli/VariantOptions.h"
 #include "compile/cuda/CudaCompiler.h"
 #include "support/Demangle.h"
 
@@ -61,65 +62,6 @@ Error parseArch(const std::string &Arch, CudaCompileOptions &O) {
   return Error::success();
 }
 
-Expected<std::optional<uint32_t>> boundedOption(const ParsedArgs &A,
-                                                std::string_view Name,
-                                                uint64_t Min, uint64_t Max) {
-  auto V = A.value(Name);
-  if (!V)
-    return std::optional<uint32_t>();
-  auto N = parseUnsigned(*V);
-  if (!N || *N < Min || *N > Max)
-    return makeError("option '", Name, "' expects an integer from ", Min,
-                     " to ", Max, ", got '", *V, "'");
-  return std::optional<uint32_t>(static_cast<uint32_t>(*N));
-}
-
-Error parseBounds(const ParsedArgs &A, CudaCompileOptions &O) {
-  auto V = A.value("--launch-bounds");
-  if (!V)
-    return Error::success();
-  std::vector<std::string> Parts = split(*V, ',');
-  auto T = Parts.empty() ? std::nullopt : parseUnsigned(Parts[0]);
-  auto B =
-      Parts.size() == 2 ? parseUnsigned(Parts[1]) : std::optional<uint64_t>(0);
-  if (Parts.size() > 2 || !T || !B || *T < 1 || *T > 1024 || *B > 1024)
-    return makeError("option '--launch-bounds' expects THREADS[,BLOCKS] with "
-                     "THREADS from 1 to 1024, got '",
-                     *V, "'");
-  O.Bounds =
-      LaunchBoundsSpec{static_cast<uint32_t>(*T), static_cast<uint32_t>(*B)};
-  return Error::success();
-}
-
-Error parseCodegen(const ParsedArgs &A, CudaCompileOptions &O) {
-  std::optional<uint32_t> Opt, Regs;
-  R3_TRY(moveInto(boundedOption(A, "--codegen-opt", 0, 3), Opt));
-  if (auto V = A.value("--codegen-opt"); V && !Opt)
-    return makeError("option '--codegen-opt' expects 0, 1, 2 or 3");
-  if (Opt)
-    O.CodegenOpt = static_cast<int>(*Opt);
-  R3_TRY(moveInto(boundedOption(A, "--max-registers", 16, 255), Regs));
-  O.MaxRegisters = Regs;
-  O.Pipeline = A.value("--pipeline").value_or("");
-  std::string Toolchain;
-  R3_TRY(moveInto(choiceValue(A, "--toolchain", {"llvm", "nvrtc"}, "llvm"),
-                  Toolchain));
-  O.Toolchain =
-      Toolchain == "nvrtc" ? CudaToolchain::Nvrtc : CudaToolchain::Llvm;
-  return parseBounds(A, O);
-}
-
-Error parseFlags(const ParsedArgs &A, CudaCompileOptions &O) {
-  if (auto DB = A.value("--compile-commands")) {
-    if (!pathExists(*DB))
-      return makeError("option '--compile-commands': no such file '", *DB, "'");
-    R3_TRY(moveInto(flagsFromCompileCommands(*DB, O.SourcePath), O.Flags));
-  }
-  for (std::string &F : splitCommandLine(A.value("--cflags").value_or("")))
-    O.Flags.push_back(std::move(F));
-  return Error::success();
-}
-
 Error parseSpecialize(const ParsedArgs &A, CompilePlan &P) {
   P.Capture = A.value("--capture");
   auto S = A.value("--specialize");
@@ -129,17 +71,7 @@ Error parseSpecialize(const ParsedArgs &A, CompilePlan &P) {
   if (A.has("--launch") && !P.Capture)
     return Error::make("option '--launch' needs --capture");
   R3_TRY(moveInto(boundedOption(A, "--launch", 0, UINT32_MAX), P.Launch));
-  for (const std::string &W : split(S.value_or("args,dims"), ',')) {
-    if (W == "args" || W == "all")
-      P.Args = true;
-    if (W == "dims" || W == "all")
-      P.Dims = true;
-    if (W != "args" && W != "dims" && W != "all" && W != "none")
-      return makeError("option '--specialize' expects args, dims, args,dims "
-                       "or none, got '",
-                       *S, "'");
-  }
-  return Error::success();
+  return parseSpecializeWords(S.value_or("args,dims"), P.Args, P.Dims);
 }
 
 Error parseOutput(const ParsedArgs &A, CompilePlan &P) {
@@ -172,7 +104,7 @@ Expected<CompilePlan> parsePlan(const ParsedArgs &A) {
   std::string Arch;
   R3_TRY(moveInto(required(A, "--arch", "--arch sm_90"), Arch));
   R3_TRY(parseArch(Arch, O));
-  R3_TRY(parseCodegen(A, O));
+  R3_TRY(parseCompilerSettings(A, O));
   R3_TRY(parseSpecialize(A, P));
   R3_TRY(parseOutput(A, P));
   return P;
@@ -305,7 +237,7 @@ int runCompile(const ParsedArgs &A) {
   auto P = parsePlan(A);
   if (!P)
     return usageError(P.error().message(), "compile");
-  if (Error E = parseFlags(A, P->Options))
+  if (Error E = parseCompilerFlags(A, P->Options))
     return fail(E);
   if (Error E = loadSpecialization(*P))
     return fail(E);

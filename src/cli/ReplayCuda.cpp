@@ -7,7 +7,7 @@
 // report and the in-application duration of the launch beside the replay's.
 #include "cli/Diagnostics.h"
 #include "cli/Replay.h"
-#include "compile/CompileCommands.h"
+#include "cli/VariantOptions.h"
 #include "compile/cuda/CudaCompiler.h"
 #include "replay/LaunchRule.h"
 #include "replay/ServerClient.h"
@@ -17,6 +17,7 @@
 #include "support/StringUtil.h"
 
 #include <algorithm>
+#include <map>
 
 namespace r3::cli {
 
@@ -52,46 +53,6 @@ Error needsSource(const ParsedArgs &A, const ReplayPlan &P) {
   return Error::success();
 }
 
-Error parseSpecialize(const ParsedArgs &A, CudaPlan &C) {
-  auto V = A.value("--specialize");
-  if (!V || *V == "none")
-    return Error::success();
-  for (const std::string &W : split(*V, ',')) {
-    if (W == "args")
-      C.SpecializeArgs = true;
-    else if (W == "dims")
-      C.SpecializeDims = true;
-    else
-      return makeError("option '--specialize' expects args, dims, args,dims "
-                       "or none, got '",
-                       *V, "'");
-  }
-  return Error::success();
-}
-
-Error parseBounds(const ParsedArgs &A, CudaCompileOptions &O) {
-  if (auto V = A.value("--max-registers")) {
-    auto N = parseUnsigned(*V);
-    if (!N || *N < 16 || *N > 255)
-      return makeError("option '--max-registers' expects an integer from 16 "
-                       "to 255, got '",
-                       *V, "'");
-    O.MaxRegisters = static_cast<uint32_t>(*N);
-  }
-  if (auto V = A.value("--launch-bounds")) {
-    std::vector<std::string> P = split(*V, ',');
-    auto T = P.empty() ? std::nullopt : parseUnsigned(P[0]);
-    auto B = P.size() == 2 ? parseUnsigned(P[1]) : std::optional<uint64_t>(0);
-    if (P.size() > 2 || !T || *T == 0 || *T > 1024 || !B || *B > 64)
-      return makeError("option '--launch-bounds' expects THREADS[,BLOCKS] "
-                       "(threads 1-1024, blocks 0-64), got '",
-                       *V, "'");
-    O.Bounds =
-        LaunchBoundsSpec{static_cast<uint32_t>(*T), static_cast<uint32_t>(*B)};
-  }
-  return Error::success();
-}
-
 Error parseCompile(const ParsedArgs &A, const ReplayPlan &P,
                    const CaptureReader &R, CudaPlan &C) {
   if (!P.Source)
@@ -101,24 +62,18 @@ Error parseCompile(const ParsedArgs &A, const ReplayPlan &P,
   for (const std::string &S : C.Sources)
     if (!pathExists(S))
       return makeError("option '--source': no such file '", S, "'");
-  O.Flags = P.CFlags;
-  if (auto CC = A.value("--compile-commands")) {
-    std::vector<std::string> Flags;
-    R3_TRY(moveInto(flagsFromCompileCommands(*CC, C.Sources.front()), Flags));
-    O.Flags.insert(O.Flags.begin(), Flags.begin(), Flags.end());
-  }
-  std::string Tool;
-  R3_TRY(
-      moveInto(choiceValue(A, "--toolchain", {"llvm", "nvrtc"}, "llvm"), Tool));
-  O.Toolchain = Tool == "nvrtc" ? CudaToolchain::Nvrtc : CudaToolchain::Llvm;
+  O.SourcePath = C.Sources.front();
+  R3_TRY(parseCompilerFlags(A, O));
+  R3_TRY(parseCompilerSettings(A, O));
   O.ComputeMajor = R.header().Device.ComputeMajor;
   O.ComputeMinor = R.header().Device.ComputeMinor;
   if (O.ComputeMajor <= 0)
     return makeError(R.path(), ": the capture does not say which compute "
                                "capability it was recorded on");
-  O.CodegenOpt = P.Base.CodegenOpt < 0 ? 3 : P.Base.CodegenOpt;
   O.CacheDir = A.value("--cache-dir").value_or(defaultCacheDir());
-  return parseBounds(A, O);
+  if (auto S = A.value("--specialize"))
+    R3_TRY(parseSpecializeWords(*S, C.SpecializeArgs, C.SpecializeDims));
+  return Error::success();
 }
 
 Expected<CudaPlan> parseCudaPlan(const ParsedArgs &A, const ReplayPlan &P,
@@ -140,7 +95,6 @@ Expected<CudaPlan> parseCudaPlan(const ParsedArgs &A, const ReplayPlan &P,
   if (A.has("--grid-rule") && C.Blocks.empty())
     return Error::make("option '--grid-rule' needs --block: the grid follows "
                        "a changed block size");
-  R3_TRY(parseSpecialize(A, C));
   R3_TRY(parseCompile(A, P, R, C));
   return C;
 }
@@ -171,6 +125,13 @@ json reportJson(const CudaCompileReport &R, CudaToolchain T) {
            {{"frontend", R.FrontendCached},
             {"ptx", R.PtxCached},
             {"cubin", R.CubinCached}}}};
+}
+
+/// The report of a cubin reused within one run: every stage skipped.
+CudaCompileReport reusedReport(CudaCompileReport R) {
+  R.CompileMs = R.FrontendMs = R.OptMs = R.CodegenMs = R.LinkMs = 0;
+  R.FrontendCached = R.PtxCached = R.CubinCached = true;
+  return R;
 }
 
 /// What the application measured for this launch and for every launch of
@@ -208,6 +169,7 @@ private:
   CudaPlan C;
   ServerClient &Client;
   Printer Out;
+  std::map<std::string, CudaCompiled> Compiles; ///< by source and pipeline
 };
 
 /// Compiles the candidate's code into Cand; a compile error is the result.
@@ -227,15 +189,30 @@ CudaReplay::compile(Candidate &Cand, const std::string &Source,
         Specialization{C.SpecializeArgs, C.SpecializeDims, K.Params,
                        L.Params,         Shape.first,      Shape.second};
   }
-  auto Compiled = compileCudaKernel(O);
-  if (!Compiled)
-    return std::optional<CandidateResult>(failedResult(
-        FailureKind::CompileError, Compiled.takeError().message()));
-  const CudaCompileReport &Rep = Compiled->Report;
+  // A launch-only candidate (another block, the same source and pipeline)
+  // reuses the cubin this run already has: nothing is compiled or even
+  // looked up again. A specialized kernel depends on its launch.
+  std::string Key =
+      O.Specialize ? "" : Source + '\n' + Pipeline + '\n' + K.Name;
+  auto Hit = Key.empty() ? Compiles.end() : Compiles.find(Key);
+  CudaCompiled Done;
+  if (Hit != Compiles.end()) {
+    Done = Hit->second;
+    Done.Report = reusedReport(Done.Report);
+  } else {
+    auto Compiled = compileCudaKernel(O);
+    if (!Compiled)
+      return std::optional<CandidateResult>(failedResult(
+          FailureKind::CompileError, Compiled.takeError().message()));
+    Done = std::move(*Compiled);
+    if (!Key.empty())
+      Compiles[Key] = Done;
+  }
+  const CudaCompileReport &Rep = Done.Report;
   Extra.update(reportJson(Rep, O.Toolchain));
   Names = Rep.ParamNames;
   Cand.Code = CodeKind::Cubin;
-  Cand.Image = std::move(Compiled->Cubin);
+  Cand.Image = std::move(Done.Cubin);
   Cand.Pipeline = Rep.Pipeline;
   Cand.CodegenOpt = O.CodegenOpt;
   Extra["compile_ms"] = Rep.CompileMs;
@@ -329,8 +306,7 @@ Expected<bool> replayCuda(const ParsedArgs &A, const CaptureReader &R,
   ReplayPlan Plan = P;
   Plan.Base.FlushL2 = A.has("--flush-l2");
   ServerOptions O;
-  O.CapturePath = P.Capture;
-  O.AddressSpaceBytes = 0;
+  O.CapturePath = P.Capture; // no address-space limit: the server drops it
   auto Client = ServerClient::create(O);
   if (!Client)
     return Client.takeError();

@@ -4,6 +4,7 @@
 
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CodeGen.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <cstring>
@@ -81,6 +82,12 @@ std::string withoutFixpointAborts(const std::string &Pipeline) {
       Out += ";no-verify-fixpoint";
     Pos = Close;
   }
+}
+
+std::optional<llvm::CodeGenOptLevel> codegenLevel(int Level) {
+  if (Level < 0 || Level > 3)
+    return std::nullopt;
+  return static_cast<llvm::CodeGenOptLevel>(Level);
 }
 
 } // namespace r3

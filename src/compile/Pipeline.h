@@ -7,11 +7,13 @@
 
 #include "support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace llvm {
 class Module;
 class TargetMachine;
+enum class CodeGenOptLevel;
 } // namespace llvm
 
 namespace r3 {
@@ -30,5 +32,8 @@ Error checkPipeline(const std::string &Pipeline);
 /// A malformed pipeline is an error as checkPipeline words it.
 Error runPassPipeline(llvm::Module &M, const std::string &Pipeline,
                       llvm::TargetMachine *TM);
+
+/// A codegen level 0-3 as LLVM's (-O0 ... -O3); none outside that range.
+std::optional<llvm::CodeGenOptLevel> codegenLevel(int Level);
 
 } // namespace r3

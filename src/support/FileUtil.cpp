@@ -48,4 +48,13 @@ bool pathExists(const std::string &Path) {
   return ::stat(Path.c_str(), &St) == 0;
 }
 
+Error checkRegularFile(const std::string &Path, const std::string &What) {
+  struct stat St;
+  if (::stat(Path.c_str(), &St) != 0)
+    return makeError(What, " '", Path, "' does not exist");
+  if (!S_ISREG(St.st_mode))
+    return makeError(What, " '", Path, "' is not a regular file");
+  return Error::success();
+}
+
 } // namespace r3

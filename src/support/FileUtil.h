@@ -23,4 +23,9 @@ Error writeFileAtomically(const std::string &Path, std::string_view Text);
 /// Whether a file or directory exists at Path.
 bool pathExists(const std::string &Path);
 
+/// Success when Path is a regular file; else "source file 'P' does not
+/// exist" or "... is not a regular file" (What names the file's role).
+Error checkRegularFile(const std::string &Path,
+                       const std::string &What = "source file");
+
 } // namespace r3

@@ -10,6 +10,7 @@
 #include "compile/cuda/Stages.h"
 #include "compile/host/HostJit.h"
 #include "support/Demangle.h"
+#include "support/FileUtil.h"
 #include "support/Paths.h"
 #include "support/Process.h"
 #include "support/StringUtil.h"
@@ -97,15 +98,6 @@ std::vector<std::string> parseDepFile(const std::string &Text) {
   return Files;
 }
 
-Error checkSource(const std::string &Path) {
-  struct stat St;
-  if (::stat(Path.c_str(), &St) != 0)
-    return makeError("source file '", Path, "' does not exist");
-  if (!S_ISREG(St.st_mode))
-    return makeError("source file '", Path, "' is not a regular file");
-  return Error::success();
-}
-
 bool isKernelAnnotation(const MDNode &N) {
   if (N.getNumOperands() < 3)
     return false;
@@ -172,7 +164,7 @@ std::string frontendIdentity(const CudaCompileOptions &O) {
 }
 
 Expected<FrontendOutput> runFrontend(const CudaCompileOptions &O) {
-  R3_TRY(checkSource(O.SourcePath));
+  R3_TRY(checkRegularFile(O.SourcePath));
   auto Output = TempFile::create(".bc");
   if (!Output)
     return Output.takeError();

@@ -44,19 +44,6 @@ void registerNvptx() {
   });
 }
 
-CodeGenOptLevel levelOf(int Opt) {
-  switch (Opt) {
-  case 0:
-    return CodeGenOptLevel::None;
-  case 1:
-    return CodeGenOptLevel::Less;
-  case 2:
-    return CodeGenOptLevel::Default;
-  default:
-    return CodeGenOptLevel::Aggressive;
-  }
-}
-
 r3::Error verify(const Module &M, const std::string &What) {
   std::string Message;
   raw_string_ostream OS(Message);
@@ -75,9 +62,9 @@ Expected<std::unique_ptr<TargetMachine>> nvptxMachine(int Major, int Minor,
   if (!T)
     return makeError("the NVPTX target is not available in this LLVM: ", Error);
   TargetOptions Options;
-  std::unique_ptr<TargetMachine> TM(
-      T->createTargetMachine(Triple, smName(Major, Minor), "", Options,
-                             std::nullopt, std::nullopt, levelOf(CodegenOpt)));
+  std::unique_ptr<TargetMachine> TM(T->createTargetMachine(
+      Triple, smName(Major, Minor), "", Options, std::nullopt, std::nullopt,
+      codegenLevel(CodegenOpt).value_or(CodeGenOptLevel::Aggressive)));
   if (!TM)
     return makeError("creating the NVPTX target for ", smName(Major, Minor),
                      " failed");

@@ -61,21 +61,6 @@ uint64_t countInstructions(const Module &M) {
   return N;
 }
 
-std::optional<CodeGenOptLevel> codegenLevel(int Level) {
-  switch (Level) {
-  case 0:
-    return CodeGenOptLevel::None;
-  case 1:
-    return CodeGenOptLevel::Less;
-  case 2:
-    return CodeGenOptLevel::Default;
-  case 3:
-    return CodeGenOptLevel::Aggressive;
-  default:
-    return std::nullopt;
-  }
-}
-
 int moduleFlagInt(const Module &M, StringRef Flag, int Default) {
   if (auto *C = mdconst::extract_or_null<ConstantInt>(M.getModuleFlag(Flag)))
     return static_cast<int>(C->getSExtValue());

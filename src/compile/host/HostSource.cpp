@@ -8,6 +8,7 @@
 #include "compile/host/HostJit.h"
 
 #include "compile/Extract.h"
+#include "support/FileUtil.h"
 #include "support/Process.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -18,7 +19,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace r3 {
@@ -40,15 +40,6 @@ Expected<const char *> languageOf(const std::string &Path) {
                    "': expected a C or C++ extension (.c, .cc, .cpp, .cxx, "
                    ".C), got ",
                    Ext.empty() ? std::string("none") : "'" + Ext + "'");
-}
-
-Error checkReadable(const std::string &Path) {
-  struct stat St;
-  if (::stat(Path.c_str(), &St) != 0)
-    return makeError("source file '", Path, "' does not exist");
-  if (!S_ISREG(St.st_mode))
-    return makeError("source file '", Path, "' is not a regular file");
-  return Error::success();
 }
 
 Error runClang(const std::string &Path, const char *Language,
@@ -97,7 +88,7 @@ compileHostSource(const std::string &Path, const std::string &Kernel,
                   const std::vector<std::string> &Flags) {
   const char *Language = nullptr;
   R3_TRY(moveInto(languageOf(Path), Language));
-  R3_TRY(checkReadable(Path));
+  R3_TRY(checkRegularFile(Path));
   auto Output = TempFile::create(".bc");
   if (!Output)
     return Output.takeError();
