@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The CUDA record benchmark: what `r3 record` costs an application.
 
-  run.py --r3 R3 --bin DIR --out DIR [--runs 5] [--sizes 1,4,16] [--budget 450]
+  run.py --r3 R3 --bin DIR --out DIR [--runs 5] [--sizes 1,4,16] [--long]
+         [--budget 450]
 
 DIR (--bin) holds what build.sh built: the five CUDA recipe applications
 and snapshot_app. Two tables, on stdout and in OUT/cuda-record.txt:
@@ -11,6 +12,8 @@ and snapshot_app. Two tables, on stdout and in OUT/cuda-record.txt:
    CUPTI, counting, timing; r3 then exits 1, "no launch ... was seen") and
    recording the launch the recipe's build.sh records, with the overhead
    ratios to the plain run.
+   With --long, the same for longer runs of four of them (thousands of
+   launches, seconds of GPU time), where start-up hides nothing.
 2. For working sets of 1, 4 and 16 GiB (snapshot_app: buffers of 256 MiB,
    launch 0 recorded), the snapshot throughput: the bytes r3 reports stored
    ("X stored before and after") over the recorded run's median time minus
@@ -35,6 +38,12 @@ import time
 RECIPES = [("stencil", "jacobi2d", 3), ("spmv", "spmv_csr", 3),
            ("matmul", "matmul_tiled", 2), ("xs", "xs_lookup", 2),
            ("multi", "react", 2)]
+# The same applications run longer (many more launches, bigger problems),
+# where start-up no longer hides the per-launch cost of recording.
+LONG = [("stencil", "jacobi2d", 3, ["--nx", "4096", "--ny", "4096", "--steps", "5000"]),
+        ("spmv", "spmv_csr", 3, ["--iters", "20000"]),
+        ("matmul", "matmul_tiled", 2, ["--reps", "200"]),
+        ("multi", "react", 2, ["--steps", "20000"])]
 NO_KERNEL = "no_such_kernel_xyz"
 RECORDED = re.compile(r"r3: recorded 1 launch of .* \((\d+) regions, ([0-9.]+) "
                       r"(B|KiB|MiB|GiB|TiB) stored before and after\)")
@@ -100,8 +109,8 @@ class Bench:
             argv += ["--max-bytes", max_bytes]
         return argv + ["--"] + app
 
-    def recipe_row(self, name, kernel, launch):
-        app = [os.path.join(self.args.bin, name)]
+    def recipe_row(self, name, kernel, launch, extra=()):
+        app = [os.path.join(self.args.bin, name)] + list(extra)
         runs = self.args.runs
         plain, _, _ = median_runs(app, self.work, runs)
         none, _, _ = median_runs(self.record(NO_KERNEL, None, app), self.work, runs,
@@ -109,8 +118,9 @@ class Bench:
         one, _, err = median_runs(self.record(kernel, launch, app), self.work, runs)
         m = RECORDED.search(err)
         stored = "%s %s" % (m.group(2), m.group(3)) if m else "?"
-        return "| %s | %s:%d | %.3f | %.3f | %.3f | %.2f | %.2f | %s |" % (
-            name, kernel, launch, plain, none, one, none / plain, one / plain, stored)
+        label = " ".join([name] + list(extra))
+        return "| %s | %s:%d | %.3f | %.3f | %.3f | %.3f | %.3f | %s |" % (
+            label, kernel, launch, plain, none, one, none / plain, one / plain, stored)
 
     def recipes(self):
         self.emit("Recipe applications: median wall seconds of %d runs" % self.args.runs)
@@ -122,6 +132,19 @@ class Bench:
         for name, kernel, launch in RECIPES:
             self.row(lambda: self.recipe_row(name, kernel, launch),
                      "| %s | %s:%d | %%s |" % (name, kernel, launch))
+
+    def long_recipes(self):
+        self.emit("")
+        self.emit("Longer runs of the same applications: median wall seconds of "
+                  "%d runs" % self.args.runs)
+        self.emit("")
+        self.emit("| app and arguments | recorded launch | plain s | record, no kernel s | "
+                  "record, one launch s | no kernel / plain | one launch / plain | "
+                  "stored |")
+        self.emit("|---|---|---|---|---|---|---|---|")
+        for name, kernel, launch, extra in LONG:
+            self.row(lambda: self.recipe_row(name, kernel, launch, extra),
+                     "| %s | %s:%d | %%s |" % (" ".join([name] + extra), kernel, launch))
 
     def snapshot_row(self, gib):
         app = [os.path.join(self.args.bin, "snapshot_app"), "--gib", str(gib)]
@@ -185,6 +208,8 @@ def main():
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--sizes", default="1,4,16",
                    type=lambda s: [int(v) for v in s.split(",")])
+    p.add_argument("--long", action="store_true",
+                   help="also the longer runs of the recipe applications")
     p.add_argument("--budget", type=int, default=450,
                    help="seconds after which the remaining rows are skipped")
     args = p.parse_args()
@@ -199,6 +224,8 @@ def main():
     b.emit("r3 record benchmark: %s" % " ".join(sys.argv[1:]))
     b.emit("")
     b.recipes()
+    if args.long:
+        b.long_recipes()
     b.snapshots()
     b.finish()
 

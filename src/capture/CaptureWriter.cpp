@@ -10,6 +10,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace r3 {
 
@@ -24,6 +26,15 @@ struct CaptureWriter::Impl {
   std::vector<h5::Handle> LaunchGroups;
   std::vector<uint8_t> Buffer; // one chunk, reused for every region
   bool Finished = false;
+  /// The temporary file again, to start its writeback early (wrote()).
+  int WritebackFd = -1;
+  uint64_t Unflushed = 0; ///< bulk bytes written since the last start
+
+  ~Impl() {
+    if (WritebackFd >= 0)
+      ::close(WritebackFd);
+  }
+  void wrote(uint64_t Bytes);
 
   Error streamDataset(const std::string &Path, uint64_t Size,
                       const ByteSource &Src);
@@ -33,6 +44,21 @@ struct CaptureWriter::Impl {
   Error writeKernel(uint32_t K);
   Error writeLaunch(uint32_t L);
 };
+
+// finish() ends with an fsync, which would otherwise wait for every byte of
+// a capture of many GiB to reach the disk only then (the kernel starts
+// writing dirty pages back on its own only past a share of all memory). So
+// every 64 MiB the writer asks for the file's dirty pages to be written back
+// now, without waiting for it (SYNC_FILE_RANGE_WRITE): the disk works while
+// the record stream is still arriving and the fsync finds little left.
+void CaptureWriter::Impl::wrote(uint64_t Bytes) {
+  constexpr uint64_t Every = 64ull << 20;
+  Unflushed += Bytes;
+  if (Unflushed < Every || WritebackFd < 0)
+    return;
+  Unflushed = 0;
+  (void)::sync_file_range(WritebackFd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
 
 ByteSource bytesFrom(std::span<const uint8_t> Bytes) {
   return [Bytes](uint64_t Offset, std::span<uint8_t> Out) {
@@ -66,6 +92,7 @@ CaptureWriter::create(const std::string &Path, const CaptureHeader &Header,
   if (!File)
     return File.takeError().context(Path);
   I->File = std::move(*File);
+  I->WritebackFd = ::open(I->TempPath.c_str(), O_RDONLY | O_CLOEXEC);
   for (const char *G : {"/modules", "/kernels", "/launches"}) {
     auto Group = h5::createGroup(I->File.get(), G);
     if (!Group)
@@ -106,6 +133,7 @@ Error CaptureWriter::Impl::streamChecksummed(hid_t D, uint64_t Size,
     uint32_t Sum = fletcher32(std::span(Buffer.data(), Chunk));
     storeFletcher32(Sum, Buffer.data() + Chunk);
     R3_TRY(h5::writeRawChunk(D, Offset, Buffer));
+    wrote(Buffer.size());
   }
   return Error::success();
 }
@@ -118,6 +146,7 @@ Error CaptureWriter::Impl::streamFiltered(hid_t D, uint64_t Size,
     std::span<uint8_t> Out(Buffer.data(), std::min(Chunk, Size - Offset));
     R3_TRY(Src(Offset, Out));
     R3_TRY(h5::writeBytes(D, Offset, Out));
+    wrote(Out.size());
   }
   return Error::success();
 }

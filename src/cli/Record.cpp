@@ -12,6 +12,7 @@
 #include "record/Launcher.h"
 #include "record/OutputPath.h"
 #include "record/RecordEnv.h"
+#include "record/Ring.h"
 #include "record/cuda/DriverProbe.h"
 #include "support/Demangle.h"
 #include "support/StringUtil.h"
@@ -146,7 +147,7 @@ CaptureHeader captureHeader(const RecordPlan &P) {
   CaptureHeader H;
   H.CommandLine = P.Argv;
   for (const auto &[Name, Value] : encodeRecordEnv(P.Env))
-    if (Name != recordenv::Fd)
+    if (Name != recordenv::Fd && Name != recordenv::Ring)
       H.Environment.push_back(Name + "=" + Value);
   return H;
 }
@@ -210,7 +211,8 @@ struct Received {
   std::vector<wire::KernelStatsMsg> List;
 };
 
-Received receive(int Fd, const RecordPlan &P, const std::string &Path) {
+Received receive(int Fd, const RecordPlan &P, const std::string &Path,
+                 const wire::BulkRing &Ring) {
   Received R;
   if (P.Env.Mode == RecordMode::List) {
     auto L = receiveKernelList(Fd);
@@ -220,7 +222,8 @@ Received receive(int Fd, const RecordPlan &P, const std::string &Path) {
       R.List = std::move(*L);
     return R;
   }
-  auto S = receiveCapture(Fd, Path, captureHeader(P));
+  auto S = receiveCapture(Fd, Path, captureHeader(P), CaptureCompression::None,
+                          Ring ? &Ring : nullptr);
   if (!S)
     R.Failure = S.takeError();
   else
@@ -283,11 +286,26 @@ int run(RecordPlan &P) {
   if (Error E = streamPair(Fds))
     return fail(E);
   P.Env.StreamFd = Fds[1];
+  // CUDA snapshots send their bytes through shared memory (record/Ring.h).
+  wire::BulkRing Ring;
+  if (P.Source == Backend::Cuda && P.Env.Mode == RecordMode::Record) {
+    auto R = wire::BulkRing::create(wire::DefaultRingGeometry);
+    if (!R) {
+      ::close(Fds[0]);
+      ::close(Fds[1]);
+      return fail(R.takeError());
+    }
+    Ring = std::move(*R);
+    P.Env.RingFd = Ring.fd();
+    P.Env.RingSlots = Ring.geometry().Slots;
+    P.Env.RingSlotBytes = Ring.geometry().SlotBytes;
+  }
   auto Extra = encodeRecordEnv(P.Env);
   if (P.Source == Backend::Cuda)
     Extra.emplace_back("CUDA_INJECTION64_PATH", P.Injection);
   auto Pid = spawnProgram(P.Program, P.Argv, Extra);
   ::close(Fds[1]);
+  Ring.closeFd(); // the application holds its own
   if (!Pid) {
     ::close(Fds[0]);
     return fail(Pid.error());
@@ -298,7 +316,7 @@ int run(RecordPlan &P) {
   std::string Path;
   if (!P.OutputPattern.empty())
     Path = *expandOutputPath(P.OutputPattern, *Pid, envLookup);
-  Received R = receive(Fds[0], P, Path);
+  Received R = receive(Fds[0], P, Path, Ring);
   ::close(Fds[0]); // a still-sending application now gets EPIPE, not a hang
   auto Status = waitForProgram(*Pid);
   if (!Status)

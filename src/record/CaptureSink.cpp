@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace r3 {
 
@@ -22,8 +23,8 @@ const char *noRuntimeMessage() {
 class Sink {
 public:
   Sink(int Fd, const std::string &Path, const CaptureHeader &Base,
-       CaptureCompression C)
-      : Fd(Fd), Path(Path), Header(Base), Compression(C) {}
+       CaptureCompression C, const BulkRing *Ring)
+      : Fd(Fd), Path(Path), Header(Base), Compression(C), Ring(Ring) {}
   Expected<RecordStats> run();
 
 private:
@@ -33,15 +34,19 @@ private:
   Error onKernel(std::span<const uint8_t> Meta);
   Error onLaunch(std::span<const uint8_t> Meta);
   Error onRegion(std::span<const uint8_t> Meta, uint64_t Bulk);
+  Error storeRegion(uint32_t Launch, const RegionMsg &M, const ByteSource &Src);
   Error onDuration(std::span<const uint8_t> Meta);
   Expected<uint32_t> lookup(const std::map<uint64_t, uint32_t> &Ids,
                             uint64_t Id, const char *What);
   ByteSource fromStream() const;
+  Expected<ByteSource> fromRing(uint64_t Size);
 
   int Fd;
   std::string Path;
   CaptureHeader Header;
   CaptureCompression Compression;
+  const BulkRing *Ring;
+  std::optional<RingReader> Reader; ///< of Ring, made on first use
   std::unique_ptr<CaptureWriter> Writer;
   std::map<uint64_t, uint32_t> Modules, Kernels, Launches;
   std::map<uint32_t, uint32_t> RegionsPerLaunch;
@@ -52,6 +57,18 @@ private:
 ByteSource Sink::fromStream() const {
   int F = Fd;
   return [F](uint64_t, std::span<uint8_t> Out) { return readExactly(F, Out); };
+}
+
+Expected<ByteSource> Sink::fromRing(uint64_t Size) {
+  if (!Ring)
+    return Error::make("record stream: a region sent through a record ring "
+                       "that this recording does not have");
+  if (!Reader)
+    Reader.emplace(*Ring, Fd);
+  Reader->beginRegion(Size);
+  RingReader *R = &*Reader;
+  return ByteSource(
+      [R](uint64_t, std::span<uint8_t> Out) { return R->read(Out); });
 }
 
 Expected<uint32_t> Sink::lookup(const std::map<uint64_t, uint32_t> &Ids,
@@ -132,16 +149,38 @@ Error Sink::onRegion(std::span<const uint8_t> Meta, uint64_t Bulk) {
   R3_TRY(decode(Meta, M));
   uint32_t L = 0;
   R3_TRY(moveInto(lookup(Launches, M.LaunchId, "launch"), L));
-  M.Info.Size = Bulk;
-  Stats.RegionBytes += Bulk;
+  ByteSource Src = fromStream();
+  if (M.ViaRing) {
+    if (Bulk != 0)
+      return Error::make("record stream: a ring region with bulk bytes");
+    R3_TRY(moveInto(fromRing(M.Info.Size), Src));
+  } else {
+    M.Info.Size = Bulk;
+  }
+  if (Error E = storeRegion(L, M, Src)) {
+    // A recording that failed midway says why, as it does between frames.
+    if (M.ViaRing && !Reader->failure().empty())
+      return Error::make(Reader->failure());
+    return E;
+  }
+  // The writer reads as many bytes as the capture says the region has; a
+  // ring region that announced another size left chunks unread.
+  if (M.ViaRing && !Reader->regionDone())
+    return makeError("record stream: region ", M.Index, " of launch ",
+                     M.LaunchId, " sent ", M.Info.Size,
+                     " bytes through the ring, not its size");
+  Stats.RegionBytes += M.Info.Size;
+  return Error::success();
+}
+
+Error Sink::storeRegion(uint32_t L, const RegionMsg &M, const ByteSource &Src) {
   if (M.Side == Phase::Post)
-    return Writer->addChangedRegion(L, static_cast<uint32_t>(M.Index),
-                                    fromStream());
+    return Writer->addChangedRegion(L, static_cast<uint32_t>(M.Index), Src);
   if (M.Index != RegionsPerLaunch[L])
     return makeError("record stream: region ", M.Index, " of launch ",
                      M.LaunchId, " out of order (expected ",
                      RegionsPerLaunch[L], ")");
-  auto R = Writer->addRegion(L, M.Info, fromStream());
+  auto R = Writer->addRegion(L, M.Info, Src);
   if (!R)
     return R.takeError();
   ++RegionsPerLaunch[L];
@@ -199,6 +238,8 @@ Error Sink::handle(const FrameHeader &H, std::span<const uint8_t> Meta,
   case Type::KernelStats:
     return Error::make(
         "record stream: a list-mode statistics frame in a recording");
+  case Type::RingChunk:
+    return Error::make("record stream: a ring chunk outside a region");
   }
   return makeError("record stream: unknown frame type ", uint32_t(H.Kind));
 }
@@ -274,8 +315,9 @@ Expected<std::vector<KernelStatsMsg>> receiveKernelList(int Fd) {
 
 Expected<RecordStats> receiveCapture(int Fd, const std::string &Path,
                                      const CaptureHeader &Base,
-                                     CaptureCompression Compression) {
-  Sink S(Fd, Path, Base, Compression);
+                                     CaptureCompression Compression,
+                                     const BulkRing *Ring) {
+  Sink S(Fd, Path, Base, Compression, Ring);
   return S.run();
 }
 

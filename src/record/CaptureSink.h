@@ -10,6 +10,7 @@
 #include "support/Error.h"
 
 #include "record/Messages.h"
+#include "record/Ring.h"
 
 #include <string>
 #include <vector>
@@ -29,10 +30,13 @@ struct RecordStats {
 
 /// Reads frames from Fd until Done and writes the capture to Path. Base holds
 /// what the parent knows (command line, environment); the stream's Hello frame
-/// fills in the backend and the device.
+/// fills in the backend and the device. Ring is the bulk ring the recorded
+/// process was given (record/Ring.h), or null: a region sent through a ring
+/// without one is a stream error.
 Expected<RecordStats>
 receiveCapture(int Fd, const std::string &Path, const CaptureHeader &Base,
-               CaptureCompression Compression = CaptureCompression::None);
+               CaptureCompression Compression = CaptureCompression::None,
+               const wire::BulkRing *Ring = nullptr);
 
 } // namespace r3
 

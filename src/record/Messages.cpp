@@ -118,6 +118,7 @@ MetaWriter encode(const RegionMsg &M) {
   MetaWriter W;
   W.u64(M.LaunchId).u32(static_cast<uint32_t>(M.Side)).u64(M.Index);
   W.u64(M.Info.Base).u32(static_cast<uint32_t>(M.Info.Kind)).str(M.Info.Name);
+  W.u64(M.Info.Size).u32(M.ViaRing ? 1 : 0);
   return W;
 }
 
@@ -129,6 +130,11 @@ Error decode(std::span<const uint8_t> Meta, RegionMsg &M) {
   M.Info.Base = R.u64();
   uint32_t Kind = R.u32();
   M.Info.Name = R.str();
+  M.Info.Size = R.u64();
+  uint32_t ViaRing = R.u32();
+  if (ViaRing > 1)
+    return makeError("region message: bad transport ", ViaRing);
+  M.ViaRing = ViaRing == 1;
   if (Side > 1)
     return makeError("region message: unknown phase ", Side);
   if (Kind > static_cast<uint32_t>(RegionKind::Mmap))
@@ -136,6 +142,19 @@ Error decode(std::span<const uint8_t> Meta, RegionMsg &M) {
   M.Side = static_cast<Phase>(Side);
   M.Info.Kind = static_cast<RegionKind>(Kind);
   return R.finish("region");
+}
+
+MetaWriter encode(const RingChunkMsg &M) {
+  MetaWriter W;
+  W.u32(M.Slot).u64(M.Bytes);
+  return W;
+}
+
+Error decode(std::span<const uint8_t> Meta, RingChunkMsg &M) {
+  MetaReader R(Meta);
+  M.Slot = R.u32();
+  M.Bytes = R.u64();
+  return R.finish("ring chunk");
 }
 
 MetaWriter encode(const DurationMsg &M) {

@@ -31,7 +31,16 @@ struct RegionMsg {
   uint64_t LaunchId = 0;
   Phase Side = Phase::Pre;
   uint64_t Index = 0; ///< for Post: the index of the region's Pre message
-  RegionInfo Info;    ///< Info.Size is the frame's bulk length
+  RegionInfo Info;    ///< Info.Size is the region's size
+  /// The bytes follow as RingChunk frames through the bulk ring (Ring.h);
+  /// otherwise they are the frame's bulk bytes, Info.Size of them.
+  bool ViaRing = false;
+};
+/// The next bytes of the region whose Region frame came last, in slot Slot of
+/// the bulk ring; the receiver gives the slot back once it has used them.
+struct RingChunkMsg {
+  uint32_t Slot = 0;
+  uint64_t Bytes = 0;
 };
 struct DurationMsg {
   uint64_t KernelId = 0, LaunchId = NoLaunch, Nanoseconds = 0;
@@ -53,6 +62,7 @@ MetaWriter encode(const KernelMsg &M);
 MetaWriter encode(const LaunchMsg &M);
 MetaWriter encode(const RegionMsg &M);
 MetaWriter encode(const DurationMsg &M);
+MetaWriter encode(const RingChunkMsg &M);
 MetaWriter encodeFailure(const std::string &Message);
 MetaWriter encodeWarning(const std::string &Message);
 
@@ -62,6 +72,7 @@ Error decode(std::span<const uint8_t> Meta, KernelMsg &M);
 Error decode(std::span<const uint8_t> Meta, LaunchMsg &M);
 Error decode(std::span<const uint8_t> Meta, RegionMsg &M);
 Error decode(std::span<const uint8_t> Meta, DurationMsg &M);
+Error decode(std::span<const uint8_t> Meta, RingChunkMsg &M);
 Error decode(std::span<const uint8_t> Meta, KernelStatsMsg &M);
 Error decodeFailure(std::span<const uint8_t> Meta, std::string &Message);
 Error decodeWarning(std::span<const uint8_t> Meta, std::string &Message);

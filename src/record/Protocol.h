@@ -19,7 +19,7 @@
 
 namespace r3::wire {
 
-inline constexpr uint32_t ProtocolVersion = 3;
+inline constexpr uint32_t ProtocolVersion = 4;
 
 enum class Type : uint32_t {
   Hello = 1,       ///< version, pid, device
@@ -33,6 +33,8 @@ enum class Type : uint32_t {
   KernelStats = 9, ///< list mode: a kernel's name, launches, total duration
   Warning = 10,    ///< a message: the capture is written, but the user should
                    ///< know what it cannot hold (r3 record prints it)
+  RingChunk = 11,  ///< slot, bytes: the next bytes of a Region frame sent
+                   ///< through the bulk ring (Ring.h) instead of as bulk
 };
 
 inline constexpr uint64_t NoLaunch = ~0ull;

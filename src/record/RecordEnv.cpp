@@ -82,6 +82,22 @@ Expected<LaunchRange> decodeRange(const std::string &S) {
   return R;
 }
 
+Error decodeRing(const std::string &S, RecordEnv &E) {
+  std::vector<std::string> Parts = splitColons(S);
+  const char *What = "FD:SLOTS:SLOTBYTES";
+  if (Parts.size() != 3)
+    return malformed(recordenv::Ring, S, What);
+  auto Fd = parseUnsigned(Parts[0]);
+  auto Slots = parseUnsigned(Parts[1]);
+  auto Bytes = parseUnsigned(Parts[2]);
+  if (!Fd || !Slots || !Bytes || *Fd > 1u << 30 || *Slots > 1u << 20)
+    return malformed(recordenv::Ring, S, What);
+  E.RingFd = static_cast<int>(*Fd);
+  E.RingSlots = static_cast<uint32_t>(*Slots);
+  E.RingSlotBytes = *Bytes;
+  return Error::success();
+}
+
 Error decodeMode(const std::string &S, RecordMode &Mode) {
   if (S == "record")
     Mode = RecordMode::Record;
@@ -96,7 +112,7 @@ Error decodeMode(const std::string &S, RecordMode &Mode) {
 std::vector<std::pair<std::string, std::string>>
 encodeRecordEnv(const RecordEnv &E) {
   const LaunchRange &R = E.Range;
-  return {
+  std::vector<std::pair<std::string, std::string>> Out = {
       {recordenv::Fd, std::to_string(E.StreamFd)},
       {recordenv::Mode, E.Mode == RecordMode::List ? "list" : "record"},
       {recordenv::Kernels, encodePatterns(E.Patterns)},
@@ -104,6 +120,11 @@ encodeRecordEnv(const RecordEnv &E) {
                                 ":" + bound(R.MaxLaunches)},
       {recordenv::MaxBytes, std::to_string(E.MaxSnapshotBytes)},
   };
+  if (E.RingFd >= 0)
+    Out.emplace_back(recordenv::Ring, std::to_string(E.RingFd) + ":" +
+                                          std::to_string(E.RingSlots) + ":" +
+                                          std::to_string(E.RingSlotBytes));
+  return Out;
 }
 
 Expected<std::optional<RecordEnv>> decodeRecordEnv(const RawEnvLookup &Env) {
@@ -126,6 +147,8 @@ Expected<std::optional<RecordEnv>> decodeRecordEnv(const RawEnvLookup &Env) {
     E.Range.MaxLaunches = 1;
   if (const char *B = Env(recordenv::MaxBytes))
     R3_TRY(moveInto(number(recordenv::MaxBytes, B), E.MaxSnapshotBytes));
+  if (const char *Ring = Env(recordenv::Ring))
+    R3_TRY(decodeRing(Ring, E));
   return std::optional<RecordEnv>(std::move(E));
 }
 

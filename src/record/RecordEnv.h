@@ -35,6 +35,11 @@ struct RecordEnv {
   std::vector<std::string> Patterns;
   LaunchRange Range;
   uint64_t MaxSnapshotBytes = DefaultMaxSnapshotBytes;
+  /// The bulk ring (record/Ring.h), inherited: -1 when there is none (the
+  /// host backend's runtime sends its bytes through the stream).
+  int RingFd = -1;
+  uint32_t RingSlots = 0;
+  uint64_t RingSlotBytes = 0;
 };
 
 /// The environment variables of the contract, each "R3_RECORD_...".
@@ -44,8 +49,10 @@ inline constexpr const char *Mode = "R3_RECORD_MODE";          ///< record|list
 inline constexpr const char *Kernels = "R3_RECORD_KERNELS";    ///< see encode
 inline constexpr const char *Launches = "R3_RECORD_LAUNCHES";  ///< F:L:M
 inline constexpr const char *MaxBytes = "R3_RECORD_MAX_BYTES"; ///< decimal
+inline constexpr const char *Ring = "R3_RECORD_RING"; ///< FD:SLOTS:SLOTBYTES
 /// Every variable above, for the recorded side to remove.
-inline constexpr const char *All[] = {Fd, Mode, Kernels, Launches, MaxBytes};
+inline constexpr const char *All[] = {Fd,       Mode,     Kernels,
+                                      Launches, MaxBytes, Ring};
 } // namespace recordenv
 
 /// The contract as NAME/value pairs for the application's environment.

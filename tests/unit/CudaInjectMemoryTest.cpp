@@ -13,6 +13,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace r3;
@@ -253,11 +255,11 @@ TEST_CASE("cuda inject: a snapshot sends every region before and the "
       {FakeDevice::BaseA, 1000, RegionKind::Device, "", false},
       {FakeDevice::BaseB, 64, RegionKind::HostMapped, "", false}};
   {
-    Snapshot S(Infos, Io);
-    REQUIRE_FALSE(S.sendPre(W, 0));
+    Snapshot S(Infos, {&W}, Io);
+    REQUIRE_FALSE(S.sendPre(0));
     // The kernel writes one byte of A's last, partial chunk.
     D.A[999] = 7;
-    REQUIRE_FALSE(S.sendPost(W, 0));
+    REQUIRE_FALSE(S.sendPost(0));
   }
   std::vector<Sent> R = readRegions(::fileno(F));
   REQUIRE(R.size() == 3);
@@ -280,21 +282,23 @@ TEST_CASE("cuda inject: an unchanged snapshot sends no post-state", "[cuda]") {
   REQUIRE(F);
   wire::FrameWriter W(::fileno(F));
   {
-    Snapshot S({{FakeDevice::BaseA, 1000, RegionKind::Device, "", false}}, Io);
-    REQUIRE_FALSE(S.sendPre(W, 3));
+    Snapshot S({{FakeDevice::BaseA, 1000, RegionKind::Device, "", false}}, {&W},
+               Io);
+    REQUIRE_FALSE(S.sendPre(3));
     unsigned PreCopies = D.Copies;
     CHECK(PreCopies == 4);
     // A change in the first chunk is found without reading the rest.
     D.A[0] = 9;
-    REQUIRE_FALSE(S.sendPost(W, 3));
+    REQUIRE_FALSE(S.sendPost(3));
     CHECK(D.Copies == PreCopies + 1 + 4);
   }
   {
     FakeDevice Same;
     Device = &Same;
-    Snapshot S({{FakeDevice::BaseB, 64, RegionKind::Device, "", false}}, Io);
-    REQUIRE_FALSE(S.sendPre(W, 4));
-    REQUIRE_FALSE(S.sendPost(W, 4));
+    Snapshot S({{FakeDevice::BaseB, 64, RegionKind::Device, "", false}}, {&W},
+               Io);
+    REQUIRE_FALSE(S.sendPre(4));
+    REQUIRE_FALSE(S.sendPost(4));
   }
   std::vector<Sent> R = readRegions(::fileno(F));
   REQUIRE(R.size() == 3); // pre and post of launch 3, pre of launch 4
@@ -302,4 +306,111 @@ TEST_CASE("cuda inject: an unchanged snapshot sends no post-state", "[cuda]") {
   CHECK(R[1].Bytes[0] == 9);
   CHECK(R[2].Side == Phase::Pre);
   std::fclose(F);
+}
+
+namespace {
+/// The parent's side of a ring snapshot, by hand: every Region frame with
+/// the bytes of its RingChunk frames, each slot given back once read.
+std::vector<Sent> readRingRegions(int Fd, const wire::BulkRing &Ring,
+                                  unsigned &MaxChunk) {
+  std::vector<Sent> Out;
+  for (;;) {
+    wire::FrameHeader H;
+    bool AtEnd = false;
+    REQUIRE_FALSE(wire::readHeader(Fd, H, AtEnd));
+    if (AtEnd)
+      return Out;
+    std::vector<uint8_t> Meta(H.MetaLength);
+    REQUIRE_FALSE(wire::readExactly(Fd, Meta));
+    REQUIRE(H.BulkLength == 0);
+    if (H.Kind == wire::Type::Region) {
+      wire::RegionMsg M;
+      REQUIRE_FALSE(wire::decode(Meta, M));
+      REQUIRE(M.ViaRing);
+      Out.push_back({M.Side, M.Index, {}});
+      continue;
+    }
+    REQUIRE(H.Kind == wire::Type::RingChunk);
+    wire::RingChunkMsg C;
+    REQUIRE_FALSE(wire::decode(Meta, C));
+    REQUIRE(C.Slot < Ring.geometry().Slots);
+    MaxChunk = std::max<unsigned>(MaxChunk, C.Bytes);
+    const uint8_t *P = Ring.slot(C.Slot);
+    Out.back().Bytes.insert(Out.back().Bytes.end(), P, P + C.Bytes);
+    REQUIRE(::send(Fd, &C.Slot, sizeof(C.Slot), 0) == sizeof(C.Slot));
+  }
+}
+} // namespace
+
+TEST_CASE("cuda inject: a snapshot through the bulk ring", "[cuda]") {
+  for (bool Direct : {true, false}) {
+    DYNAMIC_SECTION("copies " << (Direct ? "into slots" : "through staging")) {
+      FakeDevice D;
+      Device = &D;
+      for (size_t I = 0; I < D.A.size(); ++I)
+        D.A[I] = uint8_t(I * 7);
+      int Fds[2];
+      REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, Fds) == 0);
+      wire::RingGeometry G{2, 4096};
+      auto Ring = wire::BulkRing::create(G);
+      REQUIRE(Ring);
+      auto Mine = wire::BulkRing::attach(::dup(Ring->fd()), G);
+      REQUIRE(Mine);
+      // Pieces of 256 bytes: A's 1000 take four, more than the two slots.
+      SnapshotIo Io{fakeCopy, fakeAllocate, fakeFree, 256};
+      Error SendError = Error::success();
+      std::thread Sender([&] {
+        wire::FrameWriter W(Fds[1], wire::SendMode::SocketNoSignal);
+        wire::RingWriter R(std::move(*Mine), Fds[1], W);
+        Snapshot S({{FakeDevice::BaseA, 1000, RegionKind::Device, "", false},
+                    {FakeDevice::BaseB, 64, RegionKind::Device, "", false}},
+                   {&W, &R, Direct}, Io);
+        SendError = S.sendPre(0);
+        D.A[600] ^= 0xFF; // the kernel changes one byte of A's third piece
+        if (!SendError)
+          SendError = S.sendPost(0);
+        ::shutdown(Fds[1], SHUT_WR);
+      });
+      unsigned MaxChunk = 0;
+      std::vector<Sent> R = readRingRegions(Fds[0], *Ring, MaxChunk);
+      Sender.join();
+      ::close(Fds[0]);
+      ::close(Fds[1]);
+      REQUIRE_FALSE(SendError);
+      CHECK(MaxChunk == 256);
+      REQUIRE(R.size() == 3);
+      CHECK(R[0].Side == Phase::Pre);
+      std::vector<uint8_t> Before = D.A;
+      Before[600] ^= 0xFF;
+      CHECK(R[0].Bytes == Before);
+      CHECK(R[1].Bytes == D.B);
+      CHECK(R[2].Side == Phase::Post);
+      CHECK(R[2].Index == 0);
+      CHECK(R[2].Bytes == D.A);
+    }
+  }
+}
+
+TEST_CASE("cuda inject: piece hashes see every one-word change", "[cuda]") {
+  std::vector<uint8_t> Bytes(4096 + 13);
+  for (size_t I = 0; I < Bytes.size(); ++I)
+    Bytes[I] = uint8_t(I * 31 + 5);
+  PieceHash Base = hashPiece(Bytes);
+  CHECK(hashPiece(Bytes) == Base);
+  // Any single byte, in every lane and in the zero-padded tail.
+  for (size_t I = 0; I < Bytes.size(); I += 97) {
+    Bytes[I] ^= 1;
+    CHECK(hashPiece(Bytes) != Base);
+    Bytes[I] ^= 1;
+  }
+  Bytes.back() ^= 0x80;
+  CHECK(hashPiece(Bytes) != Base);
+  Bytes.back() ^= 0x80;
+  // Words that trade places between lanes, and a zero appended.
+  std::swap(Bytes[0], Bytes[8]);
+  CHECK(hashPiece(Bytes) != Base);
+  std::swap(Bytes[0], Bytes[8]);
+  std::vector<uint8_t> Longer = Bytes;
+  Longer.push_back(0);
+  CHECK(hashPiece(Longer) != Base);
 }

@@ -35,7 +35,11 @@ TEST_CASE("record env round-trips every field", "[recordenv]") {
   E.Range.Last = 9;
   E.Range.MaxLaunches = std::nullopt;
   E.MaxSnapshotBytes = 12345;
+  E.RingFd = 11;
+  E.RingSlots = 8;
+  E.RingSlotBytes = 4194304;
   EnvMap M = asMap(E);
+  CHECK(M.at(recordenv::Ring) == "11:8:4194304");
   CHECK(M.at(recordenv::Launches) == "3:9:-");
   auto D = decodeRecordEnv(lookupIn(M));
   REQUIRE(D);
@@ -48,6 +52,9 @@ TEST_CASE("record env round-trips every field", "[recordenv]") {
   CHECK(G.Range.Last == std::optional<uint64_t>(9));
   CHECK_FALSE(G.Range.MaxLaunches);
   CHECK(G.MaxSnapshotBytes == 12345);
+  CHECK(G.RingFd == 11);
+  CHECK(G.RingSlots == 8);
+  CHECK(G.RingSlotBytes == 4194304);
 }
 
 TEST_CASE("record env is absent outside r3 record", "[recordenv]") {
@@ -67,6 +74,8 @@ TEST_CASE("record env defaults: record mode, first launch, 4 GiB cap",
   CHECK((*D)->Patterns.empty());
   CHECK((*D)->Range.MaxLaunches == std::optional<uint64_t>(1));
   CHECK((*D)->MaxSnapshotBytes == DefaultMaxSnapshotBytes);
+  CHECK((*D)->RingFd == -1); // no ring: bytes go through the stream
+  CHECK_FALSE(asMap(RecordEnv()).count(recordenv::Ring));
 }
 
 TEST_CASE("malformed record env values name the variable", "[recordenv]") {
@@ -86,5 +95,10 @@ TEST_CASE("malformed record env values name the variable", "[recordenv]") {
   CHECK(errorFor({{recordenv::Launches, "1:2"}}).find("FIRST:LAST:MAX") !=
         std::string::npos);
   CHECK(errorFor({{recordenv::MaxBytes, "-1"}}).find("R3_RECORD_MAX_BYTES") !=
+        std::string::npos);
+  CHECK(errorFor({{recordenv::Ring, "3:8"}}) ==
+        "environment variable R3_RECORD_RING='3:8': expected "
+        "FD:SLOTS:SLOTBYTES (set by r3 record; do not set it by hand)");
+  CHECK(errorFor({{recordenv::Ring, "3:x:4096"}}).find("R3_RECORD_RING") !=
         std::string::npos);
 }

@@ -6,10 +6,12 @@
 #include "capture/CaptureReader.h"
 #include "record/CaptureSink.h"
 #include "record/Messages.h"
+#include "record/Ring.h"
 
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -111,6 +113,213 @@ uint64_t mismatches(const CaptureReader &R, uint32_t Reg, Phase P,
 }
 } // namespace
 
+namespace {
+/// Three pages a slot, two slots: a region of several MiB cycles through
+/// them many times, and slots straddle the capture's 4 MiB chunks.
+constexpr RingGeometry SmallRing{2, 3 * 4096};
+
+/// Runs Send on a thread with the sending ends of a socketpair and a bulk
+/// ring while the capture is received through both; UseRing false receives
+/// as if r3 record had made no ring.
+Expected<RecordStats>
+receiveViaRing(const std::function<void(FrameWriter &, RingWriter &)> &Send,
+               const std::string &Path, bool UseRing = true) {
+  int Fds[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, Fds) == 0);
+  auto Ring = BulkRing::create(SmallRing);
+  REQUIRE(Ring);
+  auto Mine = BulkRing::attach(::dup(Ring->fd()), SmallRing);
+  REQUIRE(Mine);
+  std::thread Sender([&] {
+    FrameWriter W(Fds[1], SendMode::SocketNoSignal);
+    RingWriter R(std::move(*Mine), Fds[1], W);
+    Send(W, R);
+    ::shutdown(Fds[1], SHUT_WR);
+  });
+  CaptureHeader Base;
+  auto Stats = receiveCapture(Fds[0], Path, Base, CaptureCompression::None,
+                              UseRing ? &*Ring : nullptr);
+  ::shutdown(Fds[0], SHUT_RDWR); // unblocks a sender waiting for a slot
+  Sender.join();
+  ::close(Fds[0]);
+  ::close(Fds[1]);
+  return Stats;
+}
+
+/// Sends Size bytes of Seed's synthetic data as ring chunks of at most a
+/// slot; Stop, when set, ends the region early after that many bytes.
+Error sendThroughRing(RingWriter &R, uint64_t Size, uint64_t Seed,
+                      uint64_t Stop = ~0ull) {
+  uint64_t SlotBytes = R.ring().geometry().SlotBytes;
+  for (uint64_t Off = 0; Off < std::min(Size, Stop); Off += SlotBytes) {
+    auto Slot = R.acquire();
+    if (!Slot)
+      return Slot.takeError();
+    uint64_t N = std::min(SlotBytes, Size - Off);
+    uint8_t *P = R.ring().slot(*Slot);
+    for (uint64_t I = 0; I < N; ++I)
+      P[I] = syntheticByte(Seed, Off + I);
+    R3_TRY(R.post(*Slot, N));
+  }
+  return Error::success();
+}
+
+void sendRingLaunch(FrameWriter &W) {
+  sendPrologue(W);
+  LaunchMsg L;
+  L.Id = 5;
+  L.KernelId = 0xABC;
+  L.Info.Params.assign(24, 0x11);
+  REQUIRE_FALSE(W.send(Type::Launch, encode(L)));
+}
+
+RegionMsg ringRegion(Phase Side, uint64_t Index, uint64_t Size) {
+  RegionMsg M{
+      5,
+      Side,
+      Index,
+      {0x7f00000000 + (Index << 28), Size, RegionKind::Device, "", false}};
+  M.ViaRing = true;
+  return M;
+}
+} // namespace
+
+TEST_CASE("region bytes through the bulk ring become a capture", "[record]") {
+  std::string Path = tempPath("ring.h5");
+  auto Stats = receiveViaRing(
+      [](FrameWriter &W, RingWriter &R) {
+        sendRingLaunch(W);
+        REQUIRE_FALSE(
+            W.send(Type::Region, encode(ringRegion(Phase::Pre, 0, BigRegion))));
+        REQUIRE_FALSE(sendThroughRing(R, BigRegion, 1));
+        // Inline and ring regions mix in one stream.
+        RegionMsg Inline{
+            5, Phase::Pre, 1, {0x7f10000000, 0, RegionKind::Device, "", false}};
+        sendStreamed(W, Inline, 4096, 2);
+        REQUIRE_FALSE(W.send(Type::Region,
+                             encode(ringRegion(Phase::Post, 0, BigRegion))));
+        REQUIRE_FALSE(sendThroughRing(R, BigRegion, 3));
+        REQUIRE_FALSE(W.send(Type::Done, MetaWriter()));
+      },
+      Path);
+  REQUIRE(Stats);
+  CHECK(Stats->Regions == 2);
+  CHECK(Stats->RegionBytes == 2 * BigRegion + 4096);
+  auto C = CaptureReader::open(Path);
+  if (!C)
+    FAIL(C.error().message());
+  REQUIRE((*C)->launches().at(0).Regions.size() == 2);
+  CHECK((*C)->launches()[0].Regions[0].Size == BigRegion);
+  CHECK((*C)->launches()[0].Regions[0].Changed);
+  CHECK(mismatches(**C, 0, Phase::Pre, 1) == 0);
+  CHECK(mismatches(**C, 1, Phase::Pre, 2) == 0);
+  CHECK(mismatches(**C, 0, Phase::Post, 3) == 0);
+  std::remove(Path.c_str());
+}
+
+TEST_CASE("a broken bulk ring stream leaves no capture", "[record]") {
+  std::string Path = tempPath("ring-bad.h5");
+  auto errorOf = [&](const std::function<void(FrameWriter &, RingWriter &)> &F,
+                     bool UseRing = true) {
+    auto S = receiveViaRing(F, Path, UseRing);
+    REQUIRE_FALSE(S);
+    CHECK_FALSE(std::filesystem::exists(Path));
+    return S.error().message();
+  };
+  auto region = [](FrameWriter &W, uint64_t Size) {
+    sendRingLaunch(W);
+    REQUIRE_FALSE(
+        W.send(Type::Region, encode(ringRegion(Phase::Pre, 0, Size))));
+  };
+  CHECK(errorOf(
+            [&](FrameWriter &W, RingWriter &R) {
+              region(W, 100);
+              (void)sendThroughRing(R, 100, 1);
+            },
+            false) == "record stream: a region sent through a record ring "
+                      "that this recording does not have");
+  CHECK(errorOf([&](FrameWriter &W, RingWriter &) {
+          region(W, 100);
+          (void)W.send(Type::RingChunk, encode(RingChunkMsg{7, 100}));
+        })
+            .find("record stream: a ring chunk of 100 bytes in slot 7 (2 slots "
+                  "of 12288 bytes; 100 bytes of the region left)") !=
+        std::string::npos);
+  CHECK(errorOf([&](FrameWriter &W, RingWriter &R) {
+          region(W, 100);
+          (void)sendThroughRing(R, 200, 1); // more than the region holds
+        }).find("a ring chunk of 200 bytes") != std::string::npos);
+  // A recording that fails in the middle of a region says why.
+  CHECK(errorOf([&](FrameWriter &W, RingWriter &R) {
+          region(W, 50000);
+          (void)sendThroughRing(R, 50000, 1, 20000);
+          (void)W.send(Type::Failure, encodeFailure("cuMemcpy: it broke"));
+        }) == "cuMemcpy: it broke");
+  CHECK(errorOf([&](FrameWriter &W, RingWriter &R) {
+          region(W, 50000);
+          (void)sendThroughRing(R, 50000, 1, 20000);
+          (void)W.send(Type::Done, MetaWriter());
+        })
+            .find("record stream: frame type 8 where the next ring chunk of a "
+                  "region was due") != std::string::npos);
+  CHECK(errorOf([&](FrameWriter &W, RingWriter &) {
+          sendRingLaunch(W);
+          (void)W.send(Type::RingChunk, encode(RingChunkMsg{0, 10}));
+        }) == "record stream: a ring chunk outside a region");
+}
+
+TEST_CASE("a bulk ring writer waits for slots and sees the reader go",
+          "[record]") {
+  int Fds[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, Fds) == 0);
+  auto Ring = BulkRing::create(SmallRing);
+  REQUIRE(Ring);
+  FrameWriter W(Fds[1], SendMode::SocketNoSignal);
+  RingWriter R(std::move(*Ring), Fds[1], W);
+  auto A = R.acquire(), B = R.acquire();
+  REQUIRE(A);
+  REQUIRE(B);
+  CHECK(*A != *B);
+  R.release(*A); // not posted: free again at once
+  auto C = R.acquire();
+  REQUIRE(C);
+  CHECK(*C == *A);
+  // Both slots are out; the reader gives one back, then goes away.
+  uint32_t Back = *B;
+  REQUIRE(::send(Fds[0], &Back, sizeof(Back), 0) == sizeof(Back));
+  auto D = R.acquire();
+  REQUIRE(D);
+  CHECK(*D == *B);
+  uint32_t Wrong = 9;
+  REQUIRE(::send(Fds[0], &Wrong, sizeof(Wrong), 0) == sizeof(Wrong));
+  auto E = R.acquire();
+  REQUIRE_FALSE(E);
+  CHECK(E.error().message() == "record ring: r3 record gave back slot 9 of 2");
+  ::close(Fds[0]);
+  auto F = R.acquire();
+  REQUIRE_FALSE(F);
+  CHECK(F.error().message() == "record ring: r3 record closed the stream");
+  ::close(Fds[1]);
+}
+
+TEST_CASE("bulk ring geometry is checked on both ends", "[record]") {
+  CHECK(BulkRing::create({0, 4096}).error().message().find("0 slots") !=
+        std::string::npos);
+  CHECK_FALSE(BulkRing::create({2, 1000}));              // not whole pages
+  CHECK_FALSE(BulkRing::create({1u << 20, 1ull << 20})); // over the maximum
+  auto Ring = BulkRing::create({2, 4096});
+  REQUIRE(Ring);
+  // A descriptor smaller than the geometry claims is refused, not mapped.
+  auto Big = BulkRing::attach(::dup(Ring->fd()), {4, 4096});
+  REQUIRE_FALSE(Big);
+  CHECK(Big.error().message().find("holds 8192 bytes, not 16384") !=
+        std::string::npos);
+  auto Same = BulkRing::attach(::dup(Ring->fd()), {2, 4096});
+  REQUIRE(Same);
+  Ring->slot(1)[5] = 42; // one memory, two mappings
+  CHECK(Same->slot(1)[5] == 42);
+}
+
 TEST_CASE("a record stream through a pipe becomes a capture", "[record]") {
   std::string Path = tempPath("good.h5");
   auto Stats = receiveFrom(sendRecording, Path);
@@ -195,7 +404,7 @@ TEST_CASE("a broken record stream leaves no capture", "[record]") {
       },
       Path);
   REQUIRE_FALSE(Version);
-  CHECK(Version.error().message().find("protocol version 99, expected 3") !=
+  CHECK(Version.error().message().find("protocol version 99, expected 4") !=
         std::string::npos);
 
   auto Cut = receiveFrom(

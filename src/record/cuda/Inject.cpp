@@ -81,7 +81,30 @@ Error helloLocked() {
   M.Device.MemoryBytes = Bytes;
   R3_TRY(State->Writer.send(Type::Hello, encode(M)));
   State->HelloSent = true;
+  if (!State->RingProblem.empty())
+    R3_TRY(State->Writer.send(
+        Type::Warning,
+        encodeWarning("the record ring could not be used (" +
+                      State->RingProblem +
+                      "): region bytes go through the socket, more slowly")));
   return Error::success();
+}
+
+SnapshotOut snapshotOut() {
+  SnapshotOut Out{&State->Writer, State->Ring.get(), false};
+  if (!Out.Ring)
+    return Out;
+  if (!State->RingPinTried) {
+    State->RingPinTried = true;
+    const wire::BulkRing &R = State->Ring->ring();
+    // Portable: pinned for every context, as a later launch may be in
+    // another. Failing, copies go through pinned staging into the ring.
+    State->RingPinned =
+        cuMemHostRegister(R.base(), R.geometry().bytes(),
+                          CU_MEMHOSTREGISTER_PORTABLE) == CUDA_SUCCESS;
+  }
+  Out.CopyIntoRing = State->RingPinned;
+  return Out;
 }
 
 namespace {
@@ -288,6 +311,15 @@ Error start(RecordEnv Env) {
   auto Selector = KernelSelector::create(Patterns, Env.Range);
   State = new Injector;
   State->Writer = FrameWriter(Env.StreamFd, SendMode::SocketNoSignal);
+  if (Env.RingFd >= 0) {
+    auto Ring =
+        BulkRing::attach(Env.RingFd, {Env.RingSlots, Env.RingSlotBytes});
+    if (Ring)
+      State->Ring = std::make_unique<RingWriter>(std::move(*Ring), Env.StreamFd,
+                                                 State->Writer);
+    else
+      State->RingProblem = Ring.error().message();
+  }
   State->Env = std::move(Env);
   std::atexit(finish);
   ::pthread_atfork(nullptr, nullptr, atForkChild);

@@ -185,8 +185,8 @@ Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal,
   R3_TRY(moveInto(regions(K, Reached), Infos));
   R3_TRY(warnManaged(K, Ordinal, Reached));
   R3_TRY(State->Writer.send(Type::Launch, encode(Launch)));
-  auto Snap = std::make_unique<Snapshot>(std::move(Infos));
-  R3_TRY(Snap->sendPre(State->Writer, Launch.Id));
+  auto Snap = std::make_unique<Snapshot>(std::move(Infos), snapshotOut());
+  R3_TRY(Snap->sendPre(Launch.Id));
   Current = {std::move(Snap), &K, Launch.Id};
   ++State->LaunchesSent;
   return Error::success();
@@ -239,7 +239,7 @@ void onLaunchExit(const CUpti_CallbackData &Data) {
   if (E)
     return failLocked("the recorded launch of '" + Name +
                       "' failed: " + E.message());
-  if (Error P = Done.Regions->sendPost(State->Writer, Done.LaunchId))
+  if (Error P = Done.Regions->sendPost(Done.LaunchId))
     failLocked(P.message());
 }
 

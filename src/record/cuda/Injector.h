@@ -51,6 +51,12 @@ struct Injector {
   RecordEnv Env;
   KernelSelector Selector;
   wire::FrameWriter Writer{-1};
+  /// The bulk ring of region bytes (record/Ring.h), when r3 record made one
+  /// and it could be mapped; the stream carries them otherwise.
+  std::unique_ptr<wire::RingWriter> Ring;
+  std::string RingProblem;   ///< why there is no ring (warned after Hello)
+  bool RingPinTried = false; ///< cuMemHostRegister of the ring was tried
+  bool RingPinned = false;   ///< and succeeded: copies go straight into it
   std::mutex Lock; ///< everything below but the timings, and the stream
   DeviceMemory Memory;
   TextureTable Textures;
@@ -77,6 +83,9 @@ extern Injector *State;
 void failLocked(const std::string &Message);
 /// Sends Hello once, describing the current context's device (Lock held).
 Error helloLocked();
+/// Where the next snapshot's bytes go (Lock held); pins the ring the first
+/// time.
+SnapshotOut snapshotOut();
 
 /// The enter and exit callbacks of a launch call.
 void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call);
