@@ -22,7 +22,6 @@
 #include "support/StringUtil.h"
 
 #include <optional>
-#include <set>
 
 namespace r3::cuda {
 
@@ -139,17 +138,28 @@ Expected<int> launchDevice(const KernelState &K, uint64_t Ordinal) {
   return Device;
 }
 
-/// Texture and surface objects passed as parameters, or references of the
-/// kernel's module: the capture cannot hold what they read.
-Error checkTextures(const KernelState &K, const LaunchMsg &L) {
-  std::set<uint64_t> Live = State->Textures.liveObjects();
-  if (auto P = textureParam(K.Params, L.Info.Params, Live))
-    return textureObjectRefusal(K.Name, *P);
+/// Textures and surfaces the kernel reads, from its cubin, its parameters and
+/// the references looked up in its module: the capture cannot hold them. The
+/// cubin is read again for each recorded launch, which copies all device
+/// memory besides.
+Error checkLaunchTextures(const KernelState &K, const LaunchMsg &L) {
+  TextureFacts F;
   CUmodule M = nullptr;
-  if (cuFuncGetModule(&M, K.Function) == CUDA_SUCCESS &&
-      State->Textures.hasReferences(M))
-    return textureReferenceRefusal(K.Name);
-  return Error::success();
+  F.ModuleReferences = cuFuncGetModule(&M, K.Function) == CUDA_SUCCESS &&
+                       State->Textures.hasReferences(M);
+  F.HandleParam =
+      textureParam(K.Params, L.Info.Params, State->Textures.liveObjects());
+  // announce() found the module, or the launch failed before here.
+  if (const LoadedModule *Module = State->Modules.moduleOf(K.Name)) {
+    auto Use = readCubinTextureUse(Module->Image, K.Name);
+    if (Use)
+      F.Cubin = *Use;
+    else
+      F.CubinError = Use.takeError().message();
+  } else {
+    F.CubinError = "no module image defines it";
+  }
+  return checkTextures(K.Name, F);
 }
 
 /// Once per recording: managed memory is not replayed as the application
@@ -177,7 +187,7 @@ Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal,
   R3_TRY(announce(K, K.Function));
   LaunchMsg Launch;
   R3_TRY(moveInto(launchMessage(K, C, Ordinal), Launch));
-  R3_TRY(checkTextures(K, Launch));
+  R3_TRY(checkLaunchTextures(K, Launch));
   R3_TRY(synchronize());
   std::vector<DeviceAllocation> Reached =
       State->Memory.reachableFrom(Ctx, Device);
