@@ -13,7 +13,9 @@
 // cannot hold faithfully refuses the recording: cooperative launches,
 // clusters, a device other than the capture's (one capture, one device's
 // memory), texture or surface objects and references (LaunchChecks.h). One
-// it holds but cannot replay exactly (managed memory) is warned about.
+// it holds but cannot replay exactly (managed memory) is warned about. A
+// launch into a stream that is being captured into a CUDA graph is counted
+// but not recorded: its kernel runs in graph launches, refused at exit.
 #include "record/cuda/Injector.h"
 
 #include "record/Messages.h"
@@ -202,6 +204,18 @@ Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal,
   return Error::success();
 }
 
+/// Whether the launch only adds a node to a graph being captured from its
+/// stream: the kernel runs, if ever, inside a graph launch, which the
+/// activity API reports and the exit refuses (Inject.cpp, checkGraphs);
+/// recording it here would synchronize the context, which capture forbids
+/// (it would invalidate the application's graph). A stream the driver cannot
+/// query counts as not capturing.
+bool capturedIntoGraph(const LaunchCall &C) {
+  CUstreamCaptureStatus S = CU_STREAM_CAPTURE_STATUS_NONE;
+  return cuStreamIsCapturing(C.Stream, &S) == CUDA_SUCCESS &&
+         S != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 void countLaunch(KernelState &K, const LaunchCall &C) {
   if (K.Launches++ == 0) {
     K.FirstGrid = C.Grid;
@@ -225,7 +239,8 @@ void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call) {
   uint64_t Ordinal = (*K)->Launches;
   countLaunch(**K, Call);
   bool Record = State->Env.Mode == RecordMode::Record &&
-                State->Selector.countLaunch((*K)->Name);
+                State->Selector.countLaunch((*K)->Name) &&
+                !capturedIntoGraph(Call);
   if (Record)
     if (Error E = beginRecording(**K, Call, Ordinal, Data.context))
       return failLocked(E.message());
