@@ -9,18 +9,20 @@
 //   Texture and surface *references* (PTX .texref/.surfref, module-scope or
 //   .texref kernel parameters) add EIATTR_BINDLESS_TEXTURE_BANK (0x15) and
 //   EIATTR_BINDLESS_SURFACE_BANK (0x16). Texture and surface *objects*
-//   (cudaTextureObject_t, cudaSurfaceObject_t) add no attribute at all on
-//   sm_75 to sm_121: a kernel that fetches through one has the same attribute
-//   codes as one that only stores the handle as an integer, and the module's
-//   .nv.info is the same too.
+//   (cudaTextureObject_t, cudaSurfaceObject_t) add no attribute at all (seen
+//   for sm_75, 80, 86, 89, 90, 100 and 120): a kernel that fetches through
+//   one has the same attribute codes as one that only stores the handle as
+//   an integer, and the module's .nv.info is the same too.
 // - So the machine code is read. Every sm_75 to sm_121 instruction is 16 bytes
 //   whose low 9 bits are the opcode (bits 9 to 11 vary with the operand form,
-//   e.g. a handle in a constant bank or in a register). nvcc 13 compiled every
-//   texture and surface access tried (tex1Dfetch, tex1D/2D/3D, layered,
-//   cubemap, Lod, Grad, gather, sparse, surf*read/write, PTX txq, suq, sured,
-//   sust.p; handles in parameters, structs, __constant__, shared and device
-//   memory) to opcodes 0x160 to 0x170 (textures) and 0x199 to 0x1a0
-//   (surfaces), on every architecture it targets; no instruction of the
+//   e.g. a handle in a constant bank or in a register). Every texture and
+//   surface access tried compiled to opcodes 0x160 to 0x170 (textures) and
+//   0x199 to 0x1a0 (surfaces): tex1Dfetch, tex1D/2D/3D, layered, cubemap,
+//   Lod, Grad, gather, sparse and surf*read/write with handles in parameters,
+//   structs, __constant__, shared and device memory, on sm_75, 80, 86, 89,
+//   90, 100 and 120 (a sample of them on 87, 88, 103, 110 and 121: every
+//   architecture nvcc 13 targets), and PTX txq, suq, sured, sust.p, tld4 and
+//   tex.level on sm_75, 86, 90, 100 and 120. No instruction of the
 //   cubins in cuRAND, cuSOLVER and cuSPARSE (344 functions for each of nine
 //   architectures, about 4.1 million instructions) falls in those ranges.
 // Code of other architectures is not decoded, and the caller falls back to
