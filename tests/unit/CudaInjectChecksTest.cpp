@@ -1,7 +1,7 @@
 // The checks of a selected launch, without a driver: texture and surface
 // objects tracked from their create/destroy callbacks and found among a
-// launch's 8-byte parameters, the device mismatch refusal, and the managed
-// memory warning.
+// launch's 8-byte parameters, the texture refusal decided from what the cubin
+// says, the device mismatch refusal, and the managed memory warning.
 #include "Catch.h"
 
 #include "record/cuda/LaunchChecks.h"
@@ -64,13 +64,77 @@ TEST_CASE("cuda inject: a parameter holding a live texture handle is found",
   CHECK(textureParam(Layout, B, {5}) == std::nullopt);
   // A layout past the buffer's end is not read.
   CHECK(textureParam({{24, 8}}, B, {0}) == std::nullopt);
+}
 
-  Error E = textureObjectRefusal("_Z4blurPfy", 2);
-  REQUIRE(E);
-  CHECK(E.message() == "kernel '_Z4blurPfy' reads texture/surface object(s) "
-                       "(parameter 3): not supported; the capture was refused");
-  CHECK(textureReferenceRefusal("k").message().find(
-            "texture/surface references") != std::string::npos);
+namespace {
+TextureFacts decoded(bool Instructions, const std::string &Via = "") {
+  TextureFacts F;
+  F.Cubin = CubinTextureUse();
+  F.Cubin->Sm = 90;
+  F.Cubin->Decoded = true;
+  F.Cubin->Instructions = Instructions;
+  F.Cubin->Via = Via;
+  return F;
+}
+std::string refusal(const std::string &Kernel, const TextureFacts &F) {
+  Error E = checkTextures(Kernel, F);
+  return E ? E.message() : "recorded";
+}
+} // namespace
+
+TEST_CASE("cuda inject: the cubin decides whether a launch reads textures",
+          "[cuda]") {
+  TextureFacts Tex = decoded(true);
+  CHECK(refusal("tex_fetch", Tex) ==
+        "kernel 'tex_fetch' reads texture/surface objects (its sm_90 code has "
+        "texture/surface instructions): not supported; the capture was "
+        "refused");
+  Tex.HandleParam = 0;
+  CHECK(refusal("tex_fetch", Tex) ==
+        "kernel 'tex_fetch' reads texture/surface objects (its sm_90 code has "
+        "texture/surface instructions; parameter 1 holds a live handle): not "
+        "supported; the capture was refused");
+  // An integer that equals a live handle, in a kernel without texture code.
+  TextureFacts Plain = decoded(false);
+  Plain.HandleParam = 0;
+  CHECK(refusal("scale", Plain) == "recorded");
+  CHECK(refusal("k", decoded(false, "_Z6lookupyi")) ==
+        "kernel 'k' may read texture/surface objects (device function "
+        "'_Z6lookupyi' of its module uses them, and r3 does not follow "
+        "calls): not supported; the capture was refused");
+  TextureFacts Refs = decoded(false);
+  Refs.Cubin->References = true;
+  CHECK(refusal("k", Refs) ==
+        "kernel 'k' reads texture/surface references (its cubin's attributes "
+        "bind a texture or surface bank): not supported; the capture was "
+        "refused");
+  // References the application looked up, whatever the cubin says.
+  Plain.ModuleReferences = true;
+  CHECK(refusal("k", Plain) ==
+        "kernel 'k' reads texture/surface references of its module: not "
+        "supported; the capture was refused");
+}
+
+TEST_CASE("cuda inject: without decoded code a parameter equal to a live "
+          "handle refuses the launch",
+          "[cuda]") {
+  TextureFacts Old = decoded(false);
+  Old.Cubin->Decoded = false;
+  Old.Cubin->Sm = 61;
+  CHECK(refusal("k", Old) == "recorded");
+  Old.HandleParam = 2;
+  CHECK(refusal("k", Old) ==
+        "kernel 'k' may read texture/surface objects (parameter 3 holds a "
+        "live handle, and its sm_61 code is not one r3 decodes): not "
+        "supported; the capture was refused");
+  TextureFacts None;
+  None.CubinError = "cubin: not an ELF image";
+  CHECK(refusal("k", None) == "recorded");
+  None.HandleParam = 0;
+  CHECK(refusal("k", None) ==
+        "kernel 'k' may read texture/surface objects (parameter 1 holds a "
+        "live handle, and its cubin could not be read: cubin: not an ELF "
+        "image): not supported; the capture was refused");
 }
 
 TEST_CASE("cuda inject: a launch on another device than the capture's is "

@@ -77,6 +77,12 @@ TEST_CASE("cuda inject: the extra parameter buffer is taken as it is",
   auto B = packParams(C, {{0, 8}, {8, 4}});
   REQUIRE(B);
   CHECK(*B == std::vector<uint8_t>(Buffer, Buffer + 12));
+  // The per-thread entry point's null stream is the thread's stream; the
+  // legacy one's stays null.
+  CHECK(C.Stream == CU_STREAM_PER_THREAD);
+  LaunchCall Legacy;
+  REQUIRE(decodeLaunch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &P, Legacy));
+  CHECK(Legacy.Stream == nullptr);
 }
 
 TEST_CASE("cuda inject: cuLaunchKernelEx's configuration and refusals",

@@ -13,7 +13,9 @@
 // cannot hold faithfully refuses the recording: cooperative launches,
 // clusters, a device other than the capture's (one capture, one device's
 // memory), texture or surface objects and references (LaunchChecks.h). One
-// it holds but cannot replay exactly (managed memory) is warned about.
+// it holds but cannot replay exactly (managed memory) is warned about. A
+// launch into a stream that is being captured into a CUDA graph is counted
+// but not recorded: its kernel runs in graph launches, refused at exit.
 #include "record/cuda/Injector.h"
 
 #include "record/Messages.h"
@@ -22,7 +24,6 @@
 #include "support/StringUtil.h"
 
 #include <optional>
-#include <set>
 
 namespace r3::cuda {
 
@@ -139,17 +140,28 @@ Expected<int> launchDevice(const KernelState &K, uint64_t Ordinal) {
   return Device;
 }
 
-/// Texture and surface objects passed as parameters, or references of the
-/// kernel's module: the capture cannot hold what they read.
-Error checkTextures(const KernelState &K, const LaunchMsg &L) {
-  std::set<uint64_t> Live = State->Textures.liveObjects();
-  if (auto P = textureParam(K.Params, L.Info.Params, Live))
-    return textureObjectRefusal(K.Name, *P);
+/// Textures and surfaces the kernel reads, from its cubin, its parameters and
+/// the references looked up in its module: the capture cannot hold them. The
+/// cubin is read again for each recorded launch, which copies all device
+/// memory besides.
+Error checkLaunchTextures(const KernelState &K, const LaunchMsg &L) {
+  TextureFacts F;
   CUmodule M = nullptr;
-  if (cuFuncGetModule(&M, K.Function) == CUDA_SUCCESS &&
-      State->Textures.hasReferences(M))
-    return textureReferenceRefusal(K.Name);
-  return Error::success();
+  F.ModuleReferences = cuFuncGetModule(&M, K.Function) == CUDA_SUCCESS &&
+                       State->Textures.hasReferences(M);
+  F.HandleParam =
+      textureParam(K.Params, L.Info.Params, State->Textures.liveObjects());
+  // announce() found the module, or the launch failed before here.
+  if (const LoadedModule *Module = State->Modules.moduleOf(K.Name)) {
+    auto Use = readCubinTextureUse(Module->Image, K.Name);
+    if (Use)
+      F.Cubin = *Use;
+    else
+      F.CubinError = Use.takeError().message();
+  } else {
+    F.CubinError = "no module image defines it";
+  }
+  return checkTextures(K.Name, F);
 }
 
 /// Once per recording: managed memory is not replayed as the application
@@ -177,7 +189,7 @@ Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal,
   R3_TRY(announce(K, K.Function));
   LaunchMsg Launch;
   R3_TRY(moveInto(launchMessage(K, C, Ordinal), Launch));
-  R3_TRY(checkTextures(K, Launch));
+  R3_TRY(checkLaunchTextures(K, Launch));
   R3_TRY(synchronize());
   std::vector<DeviceAllocation> Reached =
       State->Memory.reachableFrom(Ctx, Device);
@@ -190,6 +202,18 @@ Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal,
   Current = {std::move(Snap), &K, Launch.Id};
   ++State->LaunchesSent;
   return Error::success();
+}
+
+/// Whether the launch only adds a node to a graph being captured from its
+/// stream: the kernel runs, if ever, inside a graph launch, which the
+/// activity API reports and the exit refuses (Inject.cpp, checkGraphs);
+/// recording it here would synchronize the context, which capture forbids
+/// (it would invalidate the application's graph). A stream the driver cannot
+/// query counts as not capturing.
+bool capturedIntoGraph(const LaunchCall &C) {
+  CUstreamCaptureStatus S = CU_STREAM_CAPTURE_STATUS_NONE;
+  return cuStreamIsCapturing(C.Stream, &S) == CUDA_SUCCESS &&
+         S != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 void countLaunch(KernelState &K, const LaunchCall &C) {
@@ -215,7 +239,8 @@ void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call) {
   uint64_t Ordinal = (*K)->Launches;
   countLaunch(**K, Call);
   bool Record = State->Env.Mode == RecordMode::Record &&
-                State->Selector.countLaunch((*K)->Name);
+                State->Selector.countLaunch((*K)->Name) &&
+                !capturedIntoGraph(Call);
   if (Record)
     if (Error E = beginRecording(**K, Call, Ordinal, Data.context))
       return failLocked(E.message());

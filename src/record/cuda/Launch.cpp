@@ -51,7 +51,14 @@ const std::vector<CUpti_CallbackId> &launchCallbacks() {
   return Ids;
 }
 
-bool decodeLaunch(CUpti_CallbackId Cbid, const void *Params, LaunchCall &Out) {
+namespace {
+bool perThreadStream(CUpti_CallbackId Cbid) {
+  return Cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+         Cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+         Cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+}
+
+bool decodeCall(CUpti_CallbackId Cbid, const void *Params, LaunchCall &Out) {
   switch (Cbid) {
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
@@ -83,6 +90,17 @@ bool decodeLaunch(CUpti_CallbackId Cbid, const void *Params, LaunchCall &Out) {
   default:
     return false;
   }
+}
+} // namespace
+
+bool decodeLaunch(CUpti_CallbackId Cbid, const void *Params, LaunchCall &Out) {
+  if (!decodeCall(Cbid, Params, Out))
+    return false;
+  // A per-thread-stream entry point's null stream is the thread's default
+  // stream, which the library's own (legacy) calls name explicitly.
+  if (perThreadStream(Cbid) && !Out.Stream)
+    Out.Stream = CU_STREAM_PER_THREAD;
+  return true;
 }
 
 Expected<CUfunction> contextFunction(CUfunction Handle) {

@@ -25,7 +25,8 @@ struct LaunchCall {
   CUfunction Function = nullptr;
   Dim3 Grid = {1, 1, 1}, Block = {1, 1, 1};
   uint32_t SharedBytes = 0;
-  CUstream Stream = nullptr;
+  CUstream Stream = nullptr; ///< as the library's calls name it: the
+                             ///< per-thread stream is CU_STREAM_PER_THREAD
   void **KernelParams = nullptr;
   void **Extra = nullptr;
   Unsupported Refusal = Unsupported::None;

@@ -15,16 +15,65 @@ Error checkDevice(int CaptureDevice, int Device, uint64_t Ordinal,
                    "refused");
 }
 
-Error textureObjectRefusal(const std::string &Kernel, size_t Param) {
-  return makeError("kernel '", Kernel,
-                   "' reads texture/surface object(s) (parameter ", Param + 1,
+namespace {
+Error textureRefusal(const std::string &Kernel, const std::string &What,
+                     const std::string &Why) {
+  return makeError("kernel '", Kernel, "' ", What, " (", Why,
                    "): not supported; the capture was refused");
 }
 
-Error textureReferenceRefusal(const std::string &Kernel) {
-  return makeError("kernel '", Kernel,
-                   "' reads texture/surface references of its module: not "
-                   "supported; the capture was refused");
+/// "; parameter 2 holds a live handle", or nothing.
+std::string handleNote(const TextureFacts &F) {
+  if (!F.HandleParam)
+    return "";
+  return "; parameter " + std::to_string(*F.HandleParam + 1) +
+         " holds a live handle";
+}
+
+/// The verdict of a cubin whose code was decoded.
+Error checkDecoded(const std::string &Kernel, const TextureFacts &F) {
+  const CubinTextureUse &U = *F.Cubin;
+  std::string Code = "its sm_" + std::to_string(U.Sm) + " code";
+  if (U.Instructions)
+    return textureRefusal(Kernel, "reads texture/surface objects",
+                          Code + " has texture/surface instructions" +
+                              handleNote(F));
+  if (!U.Via.empty())
+    return textureRefusal(Kernel, "may read texture/surface objects",
+                          "device function '" + U.Via +
+                              "' of its module uses them, and r3 does not "
+                              "follow calls" +
+                              handleNote(F));
+  return Error::success();
+}
+
+/// Without decoded code, a parameter equal to a live handle is taken for
+/// one: a false refusal says why, where a missed texture would be a capture
+/// that replays wrong.
+Error checkUndecoded(const std::string &Kernel, const TextureFacts &F) {
+  if (!F.HandleParam)
+    return Error::success();
+  std::string Why = F.Cubin ? "its sm_" + std::to_string(F.Cubin->Sm) +
+                                  " code is not one r3 decodes"
+                            : "its cubin could not be read: " + F.CubinError;
+  return textureRefusal(Kernel, "may read texture/surface objects",
+                        "parameter " + std::to_string(*F.HandleParam + 1) +
+                            " holds a live handle, and " + Why);
+}
+} // namespace
+
+Error checkTextures(const std::string &Kernel, const TextureFacts &F) {
+  if (F.ModuleReferences)
+    return makeError("kernel '", Kernel,
+                     "' reads texture/surface references of its module: not "
+                     "supported; the capture was refused");
+  if (F.Cubin && F.Cubin->References)
+    return textureRefusal(Kernel, "reads texture/surface references",
+                          "its cubin's attributes bind a texture or surface "
+                          "bank");
+  if (F.Cubin && F.Cubin->Decoded)
+    return checkDecoded(Kernel, F);
+  return checkUndecoded(Kernel, F);
 }
 
 std::optional<std::string>

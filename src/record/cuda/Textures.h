@@ -4,13 +4,18 @@
 // replay has no way to rebuild it from the bytes of a parameter. So the
 // injection library tracks the live handles (cuTexObjectCreate/Destroy,
 // cuSurfObjectCreate/Destroy) and the modules whose texture or surface
-// references the application looked up (cuModuleGetTexRef/SurfRef), and a
-// selected launch that passes a live handle as an 8-byte parameter, or whose
-// module has references, is refused with a message saying which.
+// references the application looked up (cuModuleGetTexRef/SurfRef).
 //
-// A parameter that merely equals a live handle's value (handles are small
-// integers) is refused too: a false refusal says why, where a missed texture
-// would be a capture that replays wrong.
+// Whether a selected launch reads textures is decided from its kernel's cubin
+// (CubinTextures.h: texture and surface instructions, bank attributes), which
+// also sees handles passed inside structs or loaded from memory; a parameter
+// equal to a live handle then only names the parameter in the refusal, and in
+// a kernel without texture code it is an integer that happens to equal a
+// handle (handles are small integers), which is recorded. Only when the code
+// cannot be read (not a cubin, an architecture not decoded) does a parameter
+// equal to a live handle refuse the launch, as before: a false refusal says
+// why, where a missed texture would be a capture that replays wrong
+// (LaunchChecks.h has the rules).
 #pragma once
 
 #include "capture/Capture.h"
@@ -45,7 +50,8 @@ private:
 };
 
 /// The index of the first 8-byte parameter of Layout whose value in Buffer
-/// is one of Handles, or none.
+/// is one of Handles, or none: the parameter a refusal names, or, where the
+/// kernel's code cannot be read, the evidence of a texture.
 std::optional<size_t> textureParam(const std::vector<ParamInfo> &Layout,
                                    std::span<const uint8_t> Buffer,
                                    const std::set<uint64_t> &Handles);
