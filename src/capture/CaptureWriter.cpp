@@ -8,9 +8,12 @@
 #include "r3/Version.h"
 #include "support/FileUtil.h"
 
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <mutex>
+#include <thread>
 #include <unistd.h>
 
 namespace r3 {
@@ -120,22 +123,88 @@ Error CaptureWriter::Impl::streamDataset(const std::string &Path, uint64_t Size,
   return std::move(E).context(Path);
 }
 
+/// Fills Buffer (a chunk and 4 bytes) with the chunk at Offset and its
+/// checksum, as HDF5 stores it.
+static Error fillChunk(const ByteSource &Src, uint64_t Offset, uint64_t N,
+                       uint64_t Chunk, std::vector<uint8_t> &Buffer) {
+  R3_TRY(Src(Offset, std::span(Buffer.data(), N)));
+  // HDF5 stores an edge chunk whole, zeros past the end included.
+  std::memset(Buffer.data() + N, 0, Chunk - N);
+  uint32_t Sum = fletcher32(std::span(Buffer.data(), Chunk));
+  storeFletcher32(Sum, Buffer.data() + Chunk);
+  return Error::success();
+}
+
+// A dataset of more than one chunk is a pipeline of two buffers: a second
+// thread reads the source (the record stream) into one and checksums it
+// while this thread writes the other, so writing (a copy into the page
+// cache, the largest cost) never waits for reading and checksumming. HDF5 is
+// only ever called from this thread.
 Error CaptureWriter::Impl::streamChecksummed(hid_t D, uint64_t Size,
                                              const ByteSource &Src) {
   constexpr uint64_t SumBytes = 4;
   uint64_t Chunk = h5::chunkBytesFor(Size);
+  uint64_t Chunks = (Size + Chunk - 1) / Chunk;
   Buffer.resize(Chunk + SumBytes);
-  for (uint64_t Offset = 0; Offset < Size; Offset += Chunk) {
-    uint64_t N = std::min(Chunk, Size - Offset);
-    R3_TRY(Src(Offset, std::span(Buffer.data(), N)));
-    // HDF5 stores an edge chunk whole, zeros past the end included.
-    std::memset(Buffer.data() + N, 0, Chunk - N);
-    uint32_t Sum = fletcher32(std::span(Buffer.data(), Chunk));
-    storeFletcher32(Sum, Buffer.data() + Chunk);
-    R3_TRY(h5::writeRawChunk(D, Offset, Buffer));
+  if (Chunks == 1) {
+    R3_TRY(fillChunk(Src, 0, Size, Chunk, Buffer));
+    R3_TRY(h5::writeRawChunk(D, 0, Buffer));
     wrote(Buffer.size());
+    return Error::success();
   }
-  return Error::success();
+  std::vector<uint8_t> Spare(Chunk + SumBytes);
+  std::vector<uint8_t> *Buffers[2] = {&Buffer, &Spare};
+  std::mutex Lock;
+  std::condition_variable Changed;
+  uint64_t Filled = 0, Written = 0; // chunks
+  bool Stop = false;
+  Error ReadError = Error::success();
+  std::thread Reader([&] {
+    for (uint64_t K = 0; K < Chunks; ++K) {
+      {
+        std::unique_lock<std::mutex> L(Lock);
+        Changed.wait(L, [&] { return Stop || K < Written + 2; });
+        if (Stop)
+          return;
+      }
+      uint64_t Offset = K * Chunk;
+      Error E = fillChunk(Src, Offset, std::min(Chunk, Size - Offset), Chunk,
+                          *Buffers[K % 2]);
+      std::lock_guard<std::mutex> L(Lock);
+      if (E) {
+        ReadError = std::move(E);
+        Stop = true;
+      } else {
+        ++Filled;
+      }
+      Changed.notify_all();
+      if (Stop)
+        return;
+    }
+  });
+  Error WriteError = Error::success();
+  for (uint64_t K = 0; K < Chunks; ++K) {
+    {
+      std::unique_lock<std::mutex> L(Lock);
+      Changed.wait(L, [&] { return Stop || K < Filled; });
+      if (K >= Filled)
+        break; // the reader failed
+    }
+    WriteError = h5::writeRawChunk(D, K * Chunk, *Buffers[K % 2]);
+    wrote(Chunk + SumBytes);
+    std::lock_guard<std::mutex> L(Lock);
+    if (WriteError)
+      Stop = true;
+    else
+      ++Written;
+    Changed.notify_all();
+    if (WriteError)
+      break;
+  }
+  Reader.join();
+  if (ReadError)
+    return ReadError;
+  return WriteError;
 }
 
 Error CaptureWriter::Impl::streamFiltered(hid_t D, uint64_t Size,

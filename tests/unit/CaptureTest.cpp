@@ -6,6 +6,7 @@
 #include "capture/CaptureReader.h"
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <unistd.h>
 
@@ -167,6 +168,37 @@ TEST_CASE("the writer refuses zero-length regions and unknown indices",
   REQUIRE_FALSE(Zero);
   CHECK(Zero.error().message() ==
         "/launches/0/pre/region_0: zero-length region");
+}
+
+TEST_CASE("a source that fails midway ends the region with its error",
+          "[capture]") {
+  // Many chunks: the source is read on the writer's second thread, ahead of
+  // the writes; its failure must still come back, after the chunks before it.
+  for (uint64_t FailAt : {0ull, 4ull << 20, 12ull << 20}) {
+    DYNAMIC_SECTION("failing at byte " << FailAt) {
+      std::string Path = tempPath("midway.h5");
+      auto W = CaptureWriter::create(Path, CaptureHeader{});
+      REQUIRE(W);
+      REQUIRE((*W)->addModule(ModuleKind::Cubin, std::vector<uint8_t>(8, 0)));
+      REQUIRE((*W)->addKernel(KernelInfo{}));
+      auto L = (*W)->beginLaunch(LaunchInfo{});
+      REQUIRE(L);
+      uint64_t Reads = 0;
+      ByteSource Src = [&](uint64_t Offset, std::span<uint8_t> Out) -> Error {
+        ++Reads;
+        if (Offset >= FailAt)
+          return Error::make("the stream broke");
+        std::memset(Out.data(), 7, Out.size());
+        return Error::success();
+      };
+      RegionInfo R{0x1000, 16ull << 20, RegionKind::Device, "", false};
+      auto Added = (*W)->addRegion(*L, R, Src);
+      REQUIRE_FALSE(Added);
+      CHECK(Added.error().message() ==
+            "/launches/0/pre/region_0: the stream broke");
+      CHECK(Reads == FailAt / (4ull << 20) + 1); // nothing read after it
+    }
+  }
 }
 
 TEST_CASE("bad inputs get precise errors", "[capture]") {
