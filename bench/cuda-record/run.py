@@ -114,10 +114,12 @@ class Bench:
     def recipe_row(self, name, kernel, launch, extra=()):
         app = [os.path.join(self.args.bin, name)] + list(extra)
         runs = self.args.runs
-        plain, _, _ = median_runs(app, self.work, runs)
+        kw = {"timeout": 90} if extra else {}
+        plain, _, _ = median_runs(app, self.work, runs, **kw)
         none, _, _ = median_runs(self.record(NO_KERNEL, None, app), self.work, runs,
-                                 accept_no_launch=True)
-        one, _, err = median_runs(self.record(kernel, launch, app), self.work, runs)
+                                 accept_no_launch=True, **kw)
+        one, _, err = median_runs(self.record(kernel, launch, app), self.work, runs,
+                                  **kw)
         m = RECORDED.search(err)
         stored = "%s %s" % (m.group(2), m.group(3)) if m else "?"
         label = " ".join([name] + list(extra))
