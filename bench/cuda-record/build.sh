@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the record benchmark runs into DIR (default ./bin next to this
 # script): the five CUDA recipe applications (each with its own build.sh,
-# BUILD_ONLY=1, from a copy of its folder) and snapshot_app. NVCC and ARCH as
+# BUILD_ONLY=1, from a copy of its folder), snapshot_app and launch_app. NVCC and ARCH as
 # in the recipes (default nvcc on PATH or /usr/local/cuda/bin/nvcc, sm_90).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,4 +18,5 @@ for r in stencil spmv matmul xs multi; do
   cp "$work/cuda-$r/$r" "$out/$r"
 done
 "$NVCC" -O2 -arch="$ARCH" -o "$out/snapshot_app" "$here/snapshot_app.cu"
-echo "cuda-record: built stencil spmv matmul xs multi snapshot_app into $out"
+"$NVCC" -O2 -arch="$ARCH" -o "$out/launch_app" "$here/launch_app.cu"
+echo "cuda-record: built stencil spmv matmul xs multi snapshot_app launch_app into $out"

@@ -2,23 +2,31 @@
 """The CUDA record benchmark: what `r3 record` costs an application.
 
   run.py --r3 R3 --bin DIR --out DIR [--runs 5] [--sizes 1,4,16] [--long]
-         [--budget 450]
+         [--tables recipes,long,launches,snapshots] [--budget 450]
 
-DIR (--bin) holds what build.sh built: the five CUDA recipe applications
-and snapshot_app. Two tables, on stdout and in OUT/cuda-record.txt:
+DIR (--bin) holds what build.sh built: the five CUDA recipe applications,
+snapshot_app and launch_app. The tables, on stdout and in
+OUT/cuda-record.txt (--tables picks some, in order):
 
-1. For each recipe application, the median wall time of --runs runs plain,
-   under `r3 record` selecting no kernel (the injection library's cost:
-   CUPTI, counting, timing; r3 then exits 1, "no launch ... was seen") and
-   recording the launch the recipe's build.sh records, with the overhead
-   ratios to the plain run.
-   With --long, the same for longer runs of four of them (thousands of
-   launches, seconds of GPU time), where start-up hides nothing.
-2. For working sets of 1, 4 and 16 GiB (snapshot_app: buffers of 256 MiB,
-   launch 0 recorded), the snapshot throughput: the bytes r3 reports stored
-   ("X stored before and after") over the recorded run's median time minus
-   the no-kernel run's, beside the pinned device-to-host bandwidth that
-   snapshot_app measured in the same (plain) runs, and their ratio.
+1. recipes: for each recipe application, the median wall time of --runs
+   runs plain, under `r3 record` selecting no kernel (the injection
+   library's cost: CUPTI, counting, timing; r3 then exits 1, "no launch ...
+   was seen") and recording the launch the recipe's build.sh records, with
+   the overhead ratios to the plain run.
+2. long (with --long): the same for longer runs of four of them (more
+   launches; each checks its result on the CPU step by step, so the CPU's
+   share of the run grows too).
+3. launches: the launch overhead with no kernel selected: launch_app (K
+   launches of a small kernel, nothing on the CPU between them) plain and
+   recorded, alternating, with the loop time the application measures
+   itself (no start-up in it) and the microseconds recording adds to each
+   launch.
+4. snapshots: for working sets of 1, 4 and 16 GiB (snapshot_app: buffers of
+   256 MiB, launch 0 recorded), the snapshot throughput: the bytes r3
+   reports stored ("X stored before and after") over the recorded run's
+   median time minus the no-kernel run's, beside the pinned device-to-host
+   bandwidth that snapshot_app measured in the same (plain) runs, and their
+   ratio.
 
 A row that fails prints its error in the row and the benchmark goes on; the
 rows still to run when --budget seconds have passed are skipped, saying so.
@@ -45,12 +53,13 @@ RECIPES = [("stencil", "jacobi2d", 3), ("spmv", "spmv_csr", 3),
 LONG = [("stencil", "jacobi2d", 3, ["--steps", "800"]),
         ("spmv", "spmv_csr", 3, ["--iters", "400"]),
         ("matmul", "matmul_tiled", 2, ["--reps", "30"]),
-        ("multi", "react", 2, ["--steps", "300"])]
+        ("multi", "react", 2, ["--steps", "60"])]
 NO_KERNEL = "no_such_kernel_xyz"
 RECORDED = re.compile(r"r3: recorded 1 launch of .* \((\d+) regions, ([0-9.]+) "
                       r"(B|KiB|MiB|GiB|TiB) stored before and after\)")
 UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 D2H = re.compile(r"pinned d2h ([0-9.]+) GB/s")
+LOOP = re.compile(r"launch_app: (\d+) launches in ([0-9.]+) s")
 
 
 class RowError(Exception):
@@ -150,6 +159,40 @@ class Bench:
             self.row(lambda: self.recipe_row(name, kernel, launch, extra),
                      "| %s | %s:%d | %%s |" % (" ".join([name] + extra), kernel, launch))
 
+    def launch_row(self, launches):
+        """Runs plain and record-no-kernel alternately (the machine's drift
+        hits both); the loop times launch_app prints exclude start-up."""
+        app = [os.path.join(self.args.bin, "launch_app"), "--launches", str(launches)]
+        rec = self.record(NO_KERNEL, None, app)
+        walls = {"plain": [], "none": []}
+        loops = {"plain": [], "none": []}
+        for _ in range(max(self.args.runs, 5)):
+            for key, argv in (("plain", app), ("none", rec)):
+                t, out, _ = run_once(argv, self.work, accept_no_launch=(key == "none"))
+                m = LOOP.search(out)
+                if not m:
+                    raise RowError("launch_app printed no loop time: %s" % out.strip()[:120])
+                walls[key].append(t)
+                loops[key].append(float(m.group(2)))
+        med = {k: statistics.median(v) for k, v in list(walls.items())}
+        lmed = {k: statistics.median(v) for k, v in list(loops.items())}
+        per = (lmed["none"] - lmed["plain"]) * 1e6 / launches
+        return "| %d | %.3f | %.3f | %.3f | %.4f | %.4f | %.3f | %.2f |" % (
+            launches, med["plain"], med["none"], med["none"] / med["plain"],
+            lmed["plain"], lmed["none"], lmed["none"] / lmed["plain"], per)
+
+    def launches(self):
+        self.emit("")
+        self.emit("Launch overhead with no kernel selected (launch_app: a small kernel "
+                  "launched K times, nothing between launches): medians of %d "
+                  "alternating runs" % max(self.args.runs, 5))
+        self.emit("")
+        self.emit("| launches | plain wall s | record wall s | wall ratio | plain loop s | "
+                  "record loop s | loop ratio | added us per launch |")
+        self.emit("|---|---|---|---|---|---|---|---|")
+        for k in (20000, 200000):
+            self.row(lambda: self.launch_row(k), "| %d | %%s |" % k)
+
     def snapshot_row(self, gib):
         app = [os.path.join(self.args.bin, "snapshot_app"), "--gib", str(gib)]
         cap = "%dG" % (gib + 1)
@@ -212,25 +255,33 @@ def main():
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--sizes", default="1,4,16",
                    type=lambda s: [int(v) for v in s.split(",")])
+    p.add_argument("--tables", default="recipes,long,launches,snapshots",
+                   type=lambda s: s.split(","),
+                   help="which tables, in order (default all)")
     p.add_argument("--long", action="store_true",
                    help="also the longer runs of the recipe applications")
     p.add_argument("--budget", type=int, default=450,
                    help="seconds after which the remaining rows are skipped")
     args = p.parse_args()
+    for t in args.tables:
+        if t not in ("recipes", "long", "launches", "snapshots"):
+            p.error("--tables: unknown table %r (recipes, long, launches, snapshots)" % t)
     args.r3, args.bin = os.path.abspath(args.r3), os.path.abspath(args.bin)
     os.makedirs(args.out, exist_ok=True)
     for f in [args.r3] + [os.path.join(args.bin, n) for n, _, _ in RECIPES] + [
-            os.path.join(args.bin, "snapshot_app")]:
+            os.path.join(args.bin, "snapshot_app"), os.path.join(args.bin, "launch_app")]:
         if not os.access(f, os.X_OK):
             print("cuda-record: warning: %s is not an executable; its rows will "
                   "fail" % f, file=sys.stderr)
     b = Bench(args)
     b.emit("r3 record benchmark: %s" % " ".join(sys.argv[1:]))
     b.emit("")
-    b.recipes()
-    if args.long:
-        b.long_recipes()
-    b.snapshots()
+    tables = {"recipes": b.recipes, "long": b.long_recipes,
+              "launches": b.launches, "snapshots": b.snapshots}
+    for t in args.tables:
+        if t == "long" and not args.long:
+            continue
+        tables[t]()
     b.finish()
 
 
