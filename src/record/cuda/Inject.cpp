@@ -90,6 +90,11 @@ Error helloLocked() {
   return Error::success();
 }
 
+void timeKernels() {
+  if (!State->ActivityOn.exchange(true))
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+
 SnapshotOut snapshotOut() {
   SnapshotOut Out{&State->Writer, State->Ring.get(), false};
   if (!Out.Ring)
@@ -130,7 +135,18 @@ void onResource(CUpti_CallbackId Cbid, const CUpti_ResourceData &Data) {
     return;
   const auto &M =
       *static_cast<const CUpti_ModuleResourceData *>(Data.resourceDescriptor);
-  State->Modules.onLoaded(M.moduleId, M.pCubin, M.cubinSize);
+  const LoadedModule &Loaded =
+      State->Modules.onLoaded(M.moduleId, M.pCubin, M.cubinSize);
+  if (State->ActivityOn)
+    return;
+  bool Selects = !Loaded.ParseError.empty(); // unknown kernels: time them
+  {
+    std::lock_guard<std::mutex> L(State->ActivityLock);
+    for (const std::string &K : Loaded.Symbols.Kernels)
+      Selects = Selects || State->ActivitySelector->selects(K);
+  }
+  if (Selects)
+    timeKernels();
 }
 
 void CUPTIAPI callback(void *, CUpti_CallbackDomain Domain,
@@ -207,10 +223,13 @@ Error subscribe() {
 
 /// Durations through the activity API. Optional: where CUPTI cannot trace
 /// activity (some sandboxes), launches are recorded with unknown durations.
+/// List mode times every kernel from the start.
 void enableActivity() {
-  if (cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) ==
+  if (cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) !=
       CUPTI_SUCCESS)
-    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    State->ActivityOn = true; // nothing to turn on
+  if (State->Env.Mode == RecordMode::List)
+    timeKernels();
 }
 
 std::string display(const std::string &Name) {
@@ -325,6 +344,7 @@ Error start(RecordEnv Env) {
   ::pthread_atfork(nullptr, nullptr, atForkChild);
   if (!Selector)
     return Selector.takeError();
+  State->ActivitySelector = *Selector;
   State->Selector = std::move(*Selector);
   R3_TRY(subscribe());
   enableActivity();

@@ -244,8 +244,10 @@ void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call) {
   if (Record)
     if (Error E = beginRecording(**K, Call, Ordinal, Data.context))
       return failLocked(E.message());
-  if ((*K)->Selected)
+  if ((*K)->Selected) {
+    timeKernels(); // its module's load did already, unless it was not seen
     timeLaunch(**K, Data.correlationId, Record ? Current.LaunchId : NoLaunch);
+  }
 }
 
 void onLaunchExit(const CUpti_CallbackData &Data) {

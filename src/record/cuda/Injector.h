@@ -16,8 +16,10 @@
 
 #include <cupti.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -70,6 +72,14 @@ struct Injector {
   std::unordered_map<uint32_t, TimedLaunch> Timed; ///< by correlation id
   std::vector<std::string> GraphKernels; ///< kernels the activity API saw
                                          ///< run inside CUDA graphs
+  /// Kernel activity costs every launch of every kernel, so in record mode
+  /// it is enabled only once a module that defines a selected kernel loads
+  /// (or, failing that, at a selected kernel's first launch). The module
+  /// callback may come inside our own driver calls, with Lock held: it
+  /// matches names with its own selector under its own lock.
+  std::mutex ActivityLock;
+  std::optional<KernelSelector> ActivitySelector; ///< under ActivityLock
+  std::atomic<bool> ActivityOn{false};
   bool HelloSent = false, Failed = false, Finished = false;
   bool ManagedWarned = false;   ///< the managed-memory warning went out
   int CaptureDevice = NoDevice; ///< the device of the first recorded launch
@@ -86,6 +96,8 @@ Error helloLocked();
 /// Where the next snapshot's bytes go (Lock held); pins the ring the first
 /// time.
 SnapshotOut snapshotOut();
+/// Turns on kernel activity (durations, graph kernels) if it is not yet.
+void timeKernels();
 
 /// The enter and exit callbacks of a launch call.
 void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call);

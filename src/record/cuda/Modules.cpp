@@ -7,7 +7,8 @@
 
 namespace r3::cuda {
 
-void ModuleTable::onLoaded(uint32_t Id, const void *Image, size_t Size) {
+const LoadedModule &ModuleTable::onLoaded(uint32_t Id, const void *Image,
+                                          size_t Size) {
   auto M = std::make_unique<LoadedModule>();
   M->Id = Id;
   const auto *B = static_cast<const uint8_t *>(Image);
@@ -20,6 +21,7 @@ void ModuleTable::onLoaded(uint32_t Id, const void *Image, size_t Size) {
     M->ParseError = Symbols.takeError().message();
   std::lock_guard<std::mutex> L(Lock);
   Modules.push_back(std::move(M));
+  return *Modules.back();
 }
 
 LoadedModule *ModuleTable::moduleOf(const std::string &Name) {

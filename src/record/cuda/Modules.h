@@ -29,8 +29,9 @@ struct LoadedModule {
 
 class ModuleTable {
 public:
-  /// Keeps a copy of a module image that was just loaded.
-  void onLoaded(uint32_t Id, const void *Image, size_t Size);
+  /// Keeps a copy of a module image that was just loaded; returns it (valid
+  /// for good: modules are never dropped).
+  const LoadedModule &onLoaded(uint32_t Id, const void *Image, size_t Size);
   /// The most recently loaded module whose image defines the kernel Name, or
   /// null. The pointer stays valid: modules are never dropped.
   LoadedModule *moduleOf(const std::string &Name);
