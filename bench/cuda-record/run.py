@@ -26,7 +26,9 @@ OUT/cuda-record.txt (--tables picks some, in order):
    reports stored ("X stored before and after") over the recorded run's
    median time minus the no-kernel run's, beside the pinned device-to-host
    bandwidth that snapshot_app measured in the same (plain) runs, and their
-   ratio.
+   ratio; then the rate of writing as many bytes from memory into a file in
+   the same directory with fsync (the most any recorder that keeps the bytes
+   can reach on this disk), and the ratio to that.
 
 A row that fails prints its error in the row and the benchmark goes on; the
 rows still to run when --budget seconds have passed are skipped, saying so.
@@ -214,8 +216,31 @@ class Bench:
             raise RowError("recording took no longer than not recording "
                            "(%.3f s vs %.3f s)" % (one, none))
         gbps = stored / extra / 1e9
-        return "| %d | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f |" % (
-            gib, plain, none, one, stored / 1e9, gbps, d2h, gbps / d2h)
+        disk = self.file_rate(int(stored))
+        return "| %d | %.3f | %.3f | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
+            gib, plain, none, one, stored / 1e9, gbps, d2h, gbps / d2h, disk,
+            gbps / disk)
+
+    def file_rate(self, size):
+        """GB/s of writing size bytes from memory into a file where the
+        captures go, with fsync: what any recorder that keeps the bytes can
+        reach on this disk. The median of --runs runs."""
+        block = os.urandom(1 << 20) * 64
+        path = os.path.join(self.work, "ceiling.raw")
+        rates = []
+        for _ in range(self.args.runs):
+            start = time.monotonic()
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                left = size
+                while left > 0:
+                    left -= os.write(fd, block[:min(left, len(block))])
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+                os.unlink(path)
+            rates.append(size / (time.monotonic() - start) / 1e9)
+        return statistics.median(rates)
 
     def snapshots(self):
         self.emit("")
@@ -223,8 +248,9 @@ class Bench:
                   "recorded): median wall seconds of %d runs" % self.args.runs)
         self.emit("")
         self.emit("| working set GiB | plain s | record, no kernel s | record, one "
-                  "launch s | stored GB | snapshot GB/s | pinned d2h GB/s | ratio |")
-        self.emit("|---|---|---|---|---|---|---|---|")
+                  "launch s | stored GB | snapshot GB/s | pinned d2h GB/s | ratio | "
+                  "memory to file GB/s | ratio |")
+        self.emit("|---|---|---|---|---|---|---|---|---|---|")
         for gib in self.args.sizes:
             self.row(lambda: self.snapshot_row(gib), "| %d | %%s |" % gib)
 

@@ -43,6 +43,12 @@ struct DeviceInfo {
   int ComputeMinor = 0;
   int DriverVersion = 0; ///< as cuDriverGetVersion reports it (13000 for 13.0)
   uint64_t MemoryBytes = 0;
+  /// Which device of the recording process ran the launches (its CUDA
+  /// ordinal, which CUDA_VISIBLE_DEVICES renumbers) and its PCI address
+  /// ("0000:1b:00.0"), which does not change; -1 and empty on the host
+  /// backend and in captures written before r3 recorded them.
+  int Ordinal = -1;
+  std::string PciBusId;
 };
 
 /// What a capture says about where it came from.

@@ -103,6 +103,13 @@ Error CaptureReader::Impl::readHeader() {
   if (Error E =
           moveInto(h5::readUnsignedAttr(G, "memory_bytes"), D.MemoryBytes))
     return InDevice(std::move(E));
+  // Optional: captures written before r3 recorded which device it was.
+  if (h5::hasAttribute(G, "ordinal"))
+    if (Error E = moveInto(h5::readSignedAttr(G, "ordinal"), D.Ordinal))
+      return InDevice(std::move(E));
+  if (h5::hasAttribute(G, "pci_bus_id"))
+    if (Error E = moveInto(h5::readStringAttr(G, "pci_bus_id"), D.PciBusId))
+      return InDevice(std::move(E));
   auto App = h5::openGroup(Root, "/application");
   if (!App)
     return App.takeError();

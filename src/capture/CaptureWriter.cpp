@@ -314,6 +314,8 @@ Error CaptureWriter::Impl::writeHeader() {
   R3_TRY(h5::writeAttr(Dev->get(), "compute_minor", int64_t(D.ComputeMinor)));
   R3_TRY(h5::writeAttr(Dev->get(), "driver_version", int64_t(D.DriverVersion)));
   R3_TRY(h5::writeAttr(Dev->get(), "memory_bytes", D.MemoryBytes));
+  R3_TRY(h5::writeAttr(Dev->get(), "ordinal", int64_t(D.Ordinal)));
+  R3_TRY(h5::writeAttr(Dev->get(), "pci_bus_id", D.PciBusId));
   auto App = h5::createGroup(Root, "/application");
   if (!App)
     return App.takeError();

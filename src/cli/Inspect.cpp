@@ -15,9 +15,9 @@ namespace {
 using nlohmann::json;
 
 json regionJson(const RegionInfo &Reg, uint32_t Index) {
-  return {{"index", Index},         {"kind", regionKindName(Reg.Kind)},
-          {"base", Reg.Base},       {"size", Reg.Size},
-          {"name", Reg.Name},       {"changed", Reg.Changed}};
+  return {{"index", Index},   {"kind", regionKindName(Reg.Kind)},
+          {"base", Reg.Base}, {"size", Reg.Size},
+          {"name", Reg.Name}, {"changed", Reg.Changed}};
 }
 
 std::string hex(std::span<const uint8_t> Bytes) {
@@ -103,10 +103,22 @@ json captureJson(const CaptureReader &R) {
             {"compute_capability", std::to_string(H.Device.ComputeMajor) + "." +
                                        std::to_string(H.Device.ComputeMinor)},
             {"driver_version", H.Device.DriverVersion},
-            {"memory_bytes", H.Device.MemoryBytes}}},
+            {"memory_bytes", H.Device.MemoryBytes},
+            {"ordinal", H.Device.Ordinal},
+            {"pci_bus_id", H.Device.PciBusId}}},
           {"command_line", H.CommandLine},
           {"modules", Modules},
           {"kernels", Kernels}};
+}
+
+/// ", device 0 at 0000:1b:00.0", or nothing for captures that do not say.
+std::string deviceWhere(const json &D) {
+  int Ordinal = D["ordinal"].get<int>();
+  std::string Bus = D["pci_bus_id"];
+  if (Ordinal < 0)
+    return "";
+  return ", device " + std::to_string(Ordinal) +
+         (Bus.empty() ? "" : " at " + Bus);
 }
 
 std::string dims(const json &D) {
@@ -176,9 +188,10 @@ void printTable(const json &J, bool Regions) {
     std::printf("device:      %s (%s memory)\n", DevName.c_str(),
                 formatBytes(D["memory_bytes"].get<uint64_t>()).c_str());
   else
-    std::printf("device:      %s (compute %s, driver %d, %s)\n",
+    std::printf("device:      %s (compute %s, driver %d, %s%s)\n",
                 DevName.c_str(), CC.c_str(), D["driver_version"].get<int>(),
-                formatBytes(D["memory_bytes"].get<uint64_t>()).c_str());
+                formatBytes(D["memory_bytes"].get<uint64_t>()).c_str(),
+                deviceWhere(D).c_str());
   std::vector<std::string> Cmd = J["command_line"];
   std::printf("application: %s\n", Cmd.empty() ? "-" : join(Cmd, " ").c_str());
   std::printf("modules:     %zu\n", J["modules"].size());
@@ -202,7 +215,8 @@ Expected<std::pair<uint32_t, uint32_t>> findRegion(const CaptureReader &R,
   auto L = parseUnsigned(Spec.substr(0, Colon));
   if (Colon == std::string::npos || !L)
     return makeError("--dump expects LAUNCH:REGION (a region index or name), "
-                     "got '" + Spec + "'");
+                     "got '" +
+                     Spec + "'");
   if (*L >= R.launches().size())
     return makeError("--dump: launch " + std::to_string(*L) +
                      " does not exist (the capture has " +
@@ -212,9 +226,9 @@ Expected<std::pair<uint32_t, uint32_t>> findRegion(const CaptureReader &R,
   for (uint32_t I = 0; I < Regions.size(); ++I)
     if (Regions[I].Name == Which || std::to_string(I) == Which)
       return std::pair<uint32_t, uint32_t>(uint32_t(*L), I);
-  return makeError("--dump: launch " + std::to_string(*L) +
-                   " has no region '" + Which + "' (it has " +
-                   std::to_string(Regions.size()) + " regions)");
+  return makeError("--dump: launch " + std::to_string(*L) + " has no region '" +
+                   Which + "' (it has " + std::to_string(Regions.size()) +
+                   " regions)");
 }
 
 /// Writes one region's bytes, before or after its launch, to a file.
@@ -224,8 +238,7 @@ int dumpRegion(const CaptureReader &R, const ParsedArgs &A) {
     return usageError(Phase.error().message(), "inspect");
   auto Out = A.value("--output");
   if (!Out)
-    return usageError("--dump needs -o FILE for the region's bytes",
-                      "inspect");
+    return usageError("--dump needs -o FILE for the region's bytes", "inspect");
   auto Where = findRegion(R, *A.value("--dump"));
   if (!Where)
     return fail(Where.error());

@@ -10,6 +10,7 @@ MetaWriter encode(const HelloMsg &M) {
   W.u32(M.Version).u32(static_cast<uint32_t>(M.Source)).u64(M.Pid);
   W.str(M.Device.Name).i64(M.Device.ComputeMajor).i64(M.Device.ComputeMinor);
   W.i64(M.Device.DriverVersion).u64(M.Device.MemoryBytes);
+  W.i64(M.Device.Ordinal).str(M.Device.PciBusId);
   return W;
 }
 
@@ -23,6 +24,8 @@ Error decode(std::span<const uint8_t> Meta, HelloMsg &M) {
   M.Device.ComputeMinor = static_cast<int>(R.i64());
   M.Device.DriverVersion = static_cast<int>(R.i64());
   M.Device.MemoryBytes = R.u64();
+  M.Device.Ordinal = static_cast<int>(R.i64());
+  M.Device.PciBusId = R.str();
   if (Source > static_cast<uint32_t>(Backend::Host))
     return makeError("hello message: unknown backend ", Source);
   M.Source = static_cast<Backend>(Source);

@@ -76,6 +76,7 @@ TEST_CASE("a synthetic capture round-trips its metadata", "[capture]") {
   CHECK(C.header().Producer.rfind("r3 ", 0) == 0);
   CHECK(C.header().Device.Name == "Synthetic GPU");
   CHECK(C.header().Device.ComputeMajor == 9);
+  CHECK(C.header().Device.Ordinal == -1); // the fixture does not say
   CHECK(C.header().CommandLine ==
         std::vector<std::string>{"./app", "--steps", "10"});
   REQUIRE(C.kernels().size() == 3);

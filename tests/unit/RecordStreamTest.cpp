@@ -61,7 +61,7 @@ void sendStreamed(FrameWriter &W, const RegionMsg &M, uint64_t Size,
 
 void sendPrologue(FrameWriter &W) {
   HelloMsg Hello;
-  Hello.Device = {"Test GPU", 9, 0, 13000, 1ull << 30};
+  Hello.Device = {"Test GPU", 9, 0, 13000, 1ull << 30, 2, "0000:1b:00.0"};
   REQUIRE_FALSE(W.send(Type::Hello, encode(Hello)));
   std::vector<uint8_t> Image(5000, 0x5A);
   REQUIRE_FALSE(
@@ -331,6 +331,8 @@ TEST_CASE("a record stream through a pipe becomes a capture", "[record]") {
   REQUIRE(R);
   const CaptureReader &C = **R;
   CHECK(C.header().Device.Name == "Test GPU");
+  CHECK(C.header().Device.Ordinal == 2);
+  CHECK(C.header().Device.PciBusId == "0000:1b:00.0");
   CHECK(C.header().CommandLine == std::vector<std::string>{"./stencil", "64"});
   REQUIRE(C.kernels().size() == 1);
   CHECK(C.kernels()[0].Params.size() == 4);

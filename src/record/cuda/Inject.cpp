@@ -79,6 +79,10 @@ Error helloLocked() {
   size_t Bytes = 0;
   cuDeviceTotalMem(&Bytes, D);
   M.Device.MemoryBytes = Bytes;
+  M.Device.Ordinal = static_cast<int>(D);
+  char Bus[32] = {};
+  if (cuDeviceGetPCIBusId(Bus, sizeof(Bus) - 1, D) == CUDA_SUCCESS)
+    M.Device.PciBusId = Bus;
   R3_TRY(State->Writer.send(Type::Hello, encode(M)));
   State->HelloSent = true;
   if (!State->RingProblem.empty())

@@ -20,6 +20,7 @@ which buffer at which launch). Prints one line per check, "PASS" at the
 end, and exits 1 on the first failure.
 """
 import json
+import re
 import os
 import struct
 import subprocess
@@ -111,6 +112,11 @@ def recorded(cap, name, demangled, param_fmt, globals_, ordinal, grid, block,
     expect(info["checksums"] == "ok", "checksums verified")
     print("info: device %s, compute %s" % (info["device"]["name"],
                                            info["device"]["compute_capability"]))
+    dev = info["device"]
+    expect(dev["ordinal"] == 0, "device ordinal 0 (%s)" % dev["ordinal"])
+    expect(re.match(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]$",
+                    dev["pci_bus_id"]) is not None,
+           "a PCI bus id (%r)" % dev["pci_bus_id"])
     kernels = [k for k in info["kernels"] if k["name"] == name]
     expect(len(kernels) == 1, "one kernel %s (%s)" % (name, [k["name"] for k in info["kernels"]]))
     k = kernels[0]
