@@ -26,9 +26,10 @@ OUT/cuda-record.txt (--tables picks some, in order):
    reports stored ("X stored before and after") over the recorded run's
    median time minus the no-kernel run's, beside the pinned device-to-host
    bandwidth that snapshot_app measured in the same (plain) runs, and their
-   ratio; then the rate of writing as many bytes from memory into a file in
-   the same directory with fsync (the most any recorder that keeps the bytes
-   can reach on this disk), and the ratio to that.
+   ratio; then the rate of a plain writer of as many bytes from memory into
+   a file in the same directory (os.write in 64 MiB blocks, one fsync at the
+   end, no early writeback: a floor of what this disk takes), and the ratio
+   to that.
 
 A row that fails prints its error in the row and the benchmark goes on; the
 rows still to run when --budget seconds have passed are skipped, saying so.
@@ -223,8 +224,8 @@ class Bench:
 
     def file_rate(self, size):
         """GB/s of writing size bytes from memory into a file where the
-        captures go, with fsync: what any recorder that keeps the bytes can
-        reach on this disk. The median of --runs runs."""
+        captures go, with one fsync at the end (no early writeback, which r3
+        does: so r3 can beat it). The median of --runs runs."""
         block = os.urandom(1 << 20) * 64
         path = os.path.join(self.work, "ceiling.raw")
         rates = []
