@@ -28,6 +28,7 @@ struct CaptureWriter::Impl {
   std::vector<LaunchInfo> Launches;
   std::vector<h5::Handle> LaunchGroups;
   std::vector<uint8_t> Buffer; // one chunk, reused for every region
+  std::vector<uint8_t> Spare;  // the second one of streamChecksummed
   bool Finished = false;
   /// The temporary file again, to start its writeback early (wrote()).
   int WritebackFd = -1;
@@ -152,7 +153,7 @@ Error CaptureWriter::Impl::streamChecksummed(hid_t D, uint64_t Size,
     wrote(Buffer.size());
     return Error::success();
   }
-  std::vector<uint8_t> Spare(Chunk + SumBytes);
+  Spare.resize(Chunk + SumBytes);
   std::vector<uint8_t> *Buffers[2] = {&Buffer, &Spare};
   std::mutex Lock;
   std::condition_variable Changed;

@@ -79,14 +79,18 @@ KernelSelector::create(const std::vector<std::string> &Patterns,
 
 KernelSelector::KernelState &KernelSelector::state(const std::string &Mangled) {
   auto [It, New] = Kernels.try_emplace(Mangled);
-  if (New) {
-    std::string Demangled = demangle(Mangled);
-    for (const std::regex &P : Patterns)
-      if (std::regex_search(Mangled, P) ||
-          (!Demangled.empty() && std::regex_search(Demangled, P)))
-        It->second.Selected = true;
-  }
+  if (New)
+    It->second.Selected = matches(Mangled);
   return It->second;
+}
+
+bool KernelSelector::matches(const std::string &Mangled) const {
+  std::string Demangled = demangle(Mangled);
+  for (const std::regex &P : Patterns)
+    if (std::regex_search(Mangled, P) ||
+        (!Demangled.empty() && std::regex_search(Demangled, P)))
+      return true;
+  return false;
 }
 
 bool KernelSelector::selects(const std::string &Mangled) {

@@ -41,6 +41,9 @@ public:
 
   /// Whether the kernel named Mangled is selected.
   bool selects(const std::string &Mangled);
+  /// The same, without remembering it: touches nothing, so any thread may
+  /// ask while another counts launches.
+  bool matches(const std::string &Mangled) const;
   /// Counts one launch of Mangled; returns whether to record it.
   bool countLaunch(const std::string &Mangled);
   /// How many launches of Mangled were seen and recorded.

@@ -40,6 +40,12 @@ TEST_CASE("kernels match by mangled or demangled name", "[record]") {
   auto Mangled = KernelSelector::create({"^_Z7stencil"}, range(std::nullopt));
   REQUIRE(Mangled);
   CHECK(Mangled->selects(Stencil));
+  // matches() answers the same without remembering the kernel.
+  const KernelSelector &C = *S;
+  CHECK(C.matches(Stencil));
+  CHECK(C.matches("spmv_csr"));
+  CHECK_FALSE(C.matches("_Z4axpyfPfS_"));
+  CHECK(S->launchesSeen("spmv_csr") == 0);
 }
 
 TEST_CASE("launch ranges pick ordinals per kernel", "[record]") {

@@ -95,7 +95,9 @@ Error helloLocked() {
 }
 
 void timeKernels() {
-  if (!State->ActivityOn.exchange(true))
+  // Read first: selected kernels call this at every launch.
+  if (!State->ActivityOn.load(std::memory_order_relaxed) &&
+      !State->ActivityOn.exchange(true))
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 }
 
@@ -144,11 +146,8 @@ void onResource(CUpti_CallbackId Cbid, const CUpti_ResourceData &Data) {
   if (State->ActivityOn)
     return;
   bool Selects = !Loaded.ParseError.empty(); // unknown kernels: time them
-  {
-    std::lock_guard<std::mutex> L(State->ActivityLock);
-    for (const std::string &K : Loaded.Symbols.Kernels)
-      Selects = Selects || State->ActivitySelector->selects(K);
-  }
+  for (size_t I = 0; !Selects && I < Loaded.Symbols.Kernels.size(); ++I)
+    Selects = State->Selector.matches(Loaded.Symbols.Kernels[I]);
   if (Selects)
     timeKernels();
 }
@@ -348,7 +347,6 @@ Error start(RecordEnv Env) {
   ::pthread_atfork(nullptr, nullptr, atForkChild);
   if (!Selector)
     return Selector.takeError();
-  State->ActivitySelector = *Selector;
   State->Selector = std::move(*Selector);
   R3_TRY(subscribe());
   enableActivity();

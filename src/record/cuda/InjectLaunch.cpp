@@ -238,7 +238,9 @@ void onLaunchEnter(const CUpti_CallbackData &Data, const LaunchCall &Call) {
     return failLocked(K.takeError().message());
   uint64_t Ordinal = (*K)->Launches;
   countLaunch(**K, Call);
-  bool Record = State->Env.Mode == RecordMode::Record &&
+  // Only selected kernels are counted by name: the others' launches, most of
+  // an application's, cost no string lookup.
+  bool Record = State->Env.Mode == RecordMode::Record && (*K)->Selected &&
                 State->Selector.countLaunch((*K)->Name) &&
                 !capturedIntoGraph(Call);
   if (Record)

@@ -19,7 +19,6 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -75,10 +74,8 @@ struct Injector {
   /// Kernel activity costs every launch of every kernel, so in record mode
   /// it is enabled only once a module that defines a selected kernel loads
   /// (or, failing that, at a selected kernel's first launch). The module
-  /// callback may come inside our own driver calls, with Lock held: it
-  /// matches names with its own selector under its own lock.
-  std::mutex ActivityLock;
-  std::optional<KernelSelector> ActivitySelector; ///< under ActivityLock
+  /// callback may come inside our own driver calls, with Lock held, so it
+  /// asks Selector.matches, which takes no lock.
   std::atomic<bool> ActivityOn{false};
   bool HelloSent = false, Failed = false, Finished = false;
   bool ManagedWarned = false;   ///< the managed-memory warning went out
