@@ -29,8 +29,10 @@ struct KernelSpec {
   std::vector<std::string> Files; ///< alternative sources (absolute)
   std::vector<std::string> CFlags;
   std::string CompileCommands; ///< absolute; empty: none
-  /// CUDA: how the grid follows a block change ("keep_threads", or an
-  /// expression such as "ceil(arg3 / block_x)"); empty: keep_threads.
+  /// CUDA: how the grid follows a block change, in LaunchRule.h's syntax
+  /// (launchRuleText of the file's "keep_threads", "keep_grid", an
+  /// expression for x such as "ceil(arg3 / block_x)", or "x=...;y=...");
+  /// empty: keep-threads.
   std::string GridRule;
   VerifySettings Verify;
   std::vector<search::KnobDomain> Knobs; ///< source knobs (defines)
@@ -103,7 +105,9 @@ struct LlmSpec {
 
 struct EvaluationSpec {
   uint32_t Warmup = 2;
-  uint32_t Repetitions = 20;
+  uint32_t Repetitions = 20;    ///< the most timed runs
+  uint32_t MinRepetitions = 6;  ///< the fewest; = Repetitions: no early stop
+  double TargetCi = 0.01;       ///< stop when the median's CI is this narrow
   double TimeoutSeconds = 10;
   bool FlushL2 = false;
   /// Evaluations per worker between re-measurements of the baseline.
@@ -118,6 +122,9 @@ struct Campaign {
   Backend Target = Backend::Host;
   uint64_t Seed = 1;
   unsigned Workers = 0; ///< 0: the default (one per GPU / spare core)
+  /// cuda: the GPUs workers use, as CUDA_VISIBLE_DEVICES names them (worker
+  /// W gets Gpus[W % size]); empty: the visible ones.
+  std::vector<std::string> Gpus;
   std::vector<KernelSpec> Kernels;
   BudgetSpec Budget;
   SourceSpec Source;
@@ -126,6 +133,9 @@ struct Campaign {
   EvaluationSpec Evaluation;
   LlmSpec Llm;
 };
+
+/// A campaign's grid_rule in the syntax of LaunchRule.h.
+std::string launchRuleText(const std::string &CampaignRule);
 
 /// Reads and validates a campaign file. The error holds every mistake, one
 /// per line, each "PATH:LINE:COL: message".
@@ -139,6 +149,9 @@ Expected<Campaign> parseCampaign(const std::string &Text,
 /// per domain with more than one value, in a fixed order; names are the
 /// campaign keys ("pipeline", "passes", "codegen_opt", "block_x", ...).
 search::Space innerSpace(const Campaign &C);
+/// The launch level of the inner space alone (block, dynamic shared memory,
+/// cache preference): what varies for a recorded cubin.
+search::Space launchSpace(const Campaign &C);
 /// The outer loop's space of one kernel.
 search::SourceSpaceModel sourceSpace(const KernelSpec &K);
 

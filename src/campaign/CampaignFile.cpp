@@ -7,7 +7,9 @@
 // and files the campaign needs must exist. The reference of the format is
 // share/campaign.toml.
 #include "campaign/Campaign.h"
+
 #include "campaign/TomlReader.h"
+#include "replay/LaunchRule.h"
 #include "search/llm/Prompt.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
@@ -34,6 +36,20 @@ std::optional<std::string> knobValue(Reader &R, const toml::node &N,
   if (auto *S = N.as_string(); S && !S->get().empty())
     return S->get();
   R.D.at(N, What + " must be an integer or a non-empty string, got " +
+                describeNode(N));
+  return std::nullopt;
+}
+
+/// A GPU: an ordinal (0, 1, ...) or a name CUDA_VISIBLE_DEVICES takes
+/// ("GPU-8f0e...", "MIG-...").
+std::optional<std::string> gpuName(Reader &R, const toml::node &N,
+                                   const std::string &What) {
+  if (auto *I = N.as_integer(); I && I->get() >= 0)
+    return std::to_string(I->get());
+  if (auto *S = N.as_string(); S && !S->get().empty() &&
+                               S->get().find(',') == std::string::npos)
+    return S->get();
+  R.D.at(N, What + " must be a GPU ordinal (0, 1, ...) or a GPU UUID, got " +
                 describeNode(N));
   return std::nullopt;
 }
@@ -194,7 +210,26 @@ void readSources(Reader &R, const Section &S, KernelSpec &K) {
                                 "backend = \"host\" (host launches have no "
                                 "grid), got " +
                                     quote(K.GridRule));
+  else if (R.Target == Backend::Cuda && !K.GridRule.empty()) {
+    K.GridRule = launchRuleText(K.GridRule);
+    if (auto Rule = parseGridRule(K.GridRule); !Rule)
+      R.D.at(*S.get("grid_rule"), Rule.takeError().message());
+  }
 }
+
+} // namespace
+
+std::string launchRuleText(const std::string &CampaignRule) {
+  if (CampaignRule == "keep_threads" || CampaignRule == "keep-threads")
+    return "keep-threads";
+  if (CampaignRule == "keep_grid" || CampaignRule == "keep-grid")
+    return "keep-grid";
+  if (CampaignRule.find('=') == std::string::npos)
+    return "x=" + CampaignRule; // "ceil(arg3 / block_x)": the x dimension
+  return CampaignRule;
+}
+
+namespace {
 
 KernelSpec readKernel(Reader &R, const Section &S) {
   R.checkKeys(S, {"name", "capture", "launches", "source", "files", "cflags",
@@ -381,10 +416,20 @@ void readLaunch(Reader &R, const Section &S, LaunchSpec &L) {
 }
 
 void readEvaluation(Reader &R, const Section &S, EvaluationSpec &E) {
-  R.checkKeys(
-      S, {"warmup", "repetitions", "timeout", "flush_l2", "baseline_interval"});
+  R.checkKeys(S, {"warmup", "repetitions", "min_repetitions", "target_ci",
+                  "timeout", "flush_l2", "baseline_interval"});
   R.read(S, "warmup", E.Warmup, R.ints(0, 1000000));
   R.read(S, "repetitions", E.Repetitions, R.ints(1, 1000000));
+  bool MinGiven = S.get("min_repetitions") != nullptr;
+  R.read(S, "min_repetitions", E.MinRepetitions, R.ints(1, 1000000));
+  if (!MinGiven)
+    E.MinRepetitions = std::min(E.MinRepetitions, E.Repetitions);
+  else if (E.MinRepetitions > E.Repetitions)
+    R.D.at(*S.get("min_repetitions"),
+           "'min_repetitions' (" + std::to_string(E.MinRepetitions) +
+               ") must not exceed 'repetitions' (" +
+               std::to_string(E.Repetitions) + ")");
+  R.read(S, "target_ci", E.TargetCi, R.numbers(0, Bound::Above));
   R.read(S, "timeout", E.TimeoutSeconds, R.numbers(0, Bound::Above));
   if (R.cudaOnly(S, "flush_l2"))
     R.read(S, "flush_l2", E.FlushL2, R.booleans());
@@ -635,9 +680,9 @@ void readLlm(Reader &R, const Section &S, LlmSpec &L) {
 // --- the top level ---
 
 void readTop(Reader &R, const Section &Top, Campaign &C) {
-  R.checkKeys(Top,
-              {"database", "backend", "seed", "workers", "kernel", "budget",
-               "source", "compiler", "launch", "evaluation", "llm"});
+  R.checkKeys(Top, {"database", "backend", "seed", "workers", "gpus",
+                    "kernel", "budget", "source", "compiler", "launch",
+                    "evaluation", "llm"});
   R.readEnum(Top, "backend", C.Target, {"cuda", "host"});
   R.Target = C.Target;
   std::string Database = fs::path(C.Path).stem().string() + ".db";
@@ -645,6 +690,9 @@ void readTop(Reader &R, const Section &Top, Campaign &C) {
   C.Database = R.resolve(Database);
   R.read(Top, "seed", C.Seed, R.ints(0));
   R.read(Top, "workers", C.Workers, R.ints(0, 4096));
+  // GPUs as CUDA_VISIBLE_DEVICES names them: ordinals, or UUIDs.
+  if (R.cudaOnly(Top, "gpus"))
+    R.readList(Top, "gpus", C.Gpus, with(R, gpuName));
 }
 
 void readCampaign(Reader &R, const toml::table &Root, Campaign &C) {

@@ -181,6 +181,14 @@ search::Space innerSpace(const Campaign &C) {
   return search::Space(std::move(Ps));
 }
 
+search::Space launchSpace(const Campaign &C) {
+  std::vector<Param> Ps;
+  for (const Param &P : innerSpace(C).Params)
+    if (levelOf(P.Name) == Level::Launch)
+      Ps.push_back(P);
+  return search::Space(std::move(Ps));
+}
+
 search::SourceSpaceModel sourceSpace(const KernelSpec &K) {
   search::SourceSpaceModel M;
   if (!K.Source.empty()) {

@@ -10,6 +10,7 @@
 #include "capture/CaptureReader.h"
 #include "replay/Stats.h"
 #include "support/Demangle.h"
+#include "support/Machine.h"
 #include "support/StringUtil.h"
 
 #include <nlohmann/json.hpp>
@@ -110,6 +111,24 @@ Expected<search::Point> parsePointJson(const std::string &Text) {
   return P;
 }
 
+Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
+                                      const KernelSpec &Spec) {
+  const auto &Ks = R.kernels();
+  auto It = std::find_if(Ks.begin(), Ks.end(), [&](const KernelInfo &I) {
+    std::string D = I.Demangled.empty() ? demangle(I.Name) : I.Demangled;
+    // "jacobi2d" names jacobi2d(int, int, float const*, float*) too.
+    return I.Name == Spec.Name || D == Spec.Name ||
+           D.starts_with(Spec.Name + "(");
+  });
+  if (It != Ks.end())
+    return static_cast<uint32_t>(It - Ks.begin());
+  std::vector<std::string> Names;
+  for (const KernelInfo &I : Ks)
+    Names.push_back(I.Demangled.empty() ? I.Name : I.Demangled);
+  return makeError(Spec.Capture, ": no kernel '", Spec.Name,
+                   "' in the capture (it has ", join(Names, ", "), ")");
+}
+
 std::optional<double> KernelState::baselineMs() const {
   if (Baselines.empty())
     return std::nullopt;
@@ -122,15 +141,16 @@ bool KernelState::targetReached(const std::optional<double> &Target) const {
 }
 
 Coordinator::Coordinator(const Campaign &C, History &H, unsigned Workers)
-    : C(C), H(H), Inner(innerSpace(C)), Workers(Workers) {
-  Device = hostDeviceName();
+    : C(C), H(H), Inner(innerSpace(C)), LaunchOnly(launchSpace(C)),
+      Workers(Workers) {
   const EvaluationSpec &E = C.Evaluation;
-  Evaluation = json{
-      {"warmup", E.Warmup},
-      {"repetitions", E.Repetitions},
-      {"timeout", E.TimeoutSeconds},
-      {"flush_l2",
-       E.FlushL2}}.dump();
+  Evaluation = json{{"warmup", E.Warmup},
+                    {"repetitions", E.Repetitions},
+                    {"min_repetitions", E.MinRepetitions},
+                    {"target_ci", E.TargetCi},
+                    {"timeout", E.TimeoutSeconds},
+                    {"flush_l2", E.FlushL2}}
+                   .dump();
   Started = nowSeconds();
 }
 
@@ -159,24 +179,12 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
   auto R = CaptureReader::open(Spec.Capture);
   if (!R)
     return R.takeError();
+  uint32_t Index;
+  R3_TRY(moveInto(findCampaignKernel(**R, Spec), Index));
   KernelState &K = Kernels.emplace_back();
   K.Spec = &Spec;
-  const auto &Ks = (*R)->kernels();
-  auto It = std::find_if(Ks.begin(), Ks.end(), [&](const KernelInfo &I) {
-    std::string D = I.Demangled.empty() ? demangle(I.Name) : I.Demangled;
-    // "jacobi2d" names jacobi2d(int, int, float const*, float*) too.
-    return I.Name == Spec.Name || D == Spec.Name ||
-           D.starts_with(Spec.Name + "(");
-  });
-  if (It == Ks.end()) {
-    std::vector<std::string> Names;
-    for (const KernelInfo &I : Ks)
-      Names.push_back(I.Demangled.empty() ? I.Name : I.Demangled);
-    return makeError(Spec.Capture, ": no kernel '", Spec.Name,
-                     "' in the capture (it has ", join(Names, ", "), ")");
-  }
+  auto It = (*R)->kernels().begin() + Index;
   K.Mangled = It->Name;
-  uint32_t Index = static_cast<uint32_t>(It - Ks.begin());
   std::vector<uint32_t> Mine;
   for (uint32_t L = 0; L < (*R)->launches().size(); ++L)
     if ((*R)->launches()[L].Kernel == Index)
@@ -198,6 +206,12 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
                        "one; this is the first)\n";
   }
   R3_TRY(moveInto(captureFingerprint(Spec.Capture), K.Fingerprint));
+  const DeviceInfo &Dev = (*R)->header().Device;
+  K.Device = C.Target == Backend::Cuda
+                 ? Dev.Name + " sm_" + std::to_string(Dev.ComputeMajor) +
+                       std::to_string(Dev.ComputeMinor) + " driver " +
+                       std::to_string(Dev.DriverVersion)
+                 : hostCpuName();
   R3_TRY(
       moveInto(H.putKernel({0, Spec.Name, Spec.Capture, K.Fingerprint}), K.Id));
   if (!Spec.Source.empty() && C.Source.Strategy != "none") {
@@ -226,12 +240,13 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
   return rebuild(K);
 }
 
-std::unique_ptr<search::Strategy> Coordinator::makeInner(unsigned Salt) const {
+std::unique_ptr<search::Strategy>
+Coordinator::makeInner(unsigned Salt, const search::Space &Space) const {
   search::StrategyOptions O;
   O.Seed = C.Seed * 1000003 + Salt;
-  auto S = search::makeStrategy(C.Compiler.Strategy, Inner, O);
+  auto S = search::makeStrategy(C.Compiler.Strategy, Space, O);
   if (!S) // validated with the campaign; random is the safe fallback
-    return search::makeRandomSearch(Inner, O);
+    return search::makeRandomSearch(Space, O);
   return std::move(*S);
 }
 
@@ -248,7 +263,8 @@ VariantState &Coordinator::addVariantState(KernelState &K, VariantRow Row,
     V.Parents = json::parse(Row.ParentsJson).get<std::vector<int64_t>>();
   } catch (const json::exception &) {
   }
-  V.Inner = makeInner(static_cast<unsigned>(K.Id * 65537 + Row.Id));
+  V.Space = C.Target == Backend::Cuda && V.Recorded ? &LaunchOnly : &Inner;
+  V.Inner = makeInner(static_cast<unsigned>(K.Id * 65537 + Row.Id), *V.Space);
   // The recorded code takes the whole budget when there is no source level.
   V.Budget = V.Recorded && !K.Evo ? ~0u : C.Budget.InnerEvaluations;
   if (!V.Recorded && K.Evo)
@@ -435,12 +451,27 @@ WorkerJob Coordinator::makeJob(const KernelState &K, const VariantState &V,
     W.Block = S.Block;
   W.Warmup = C.Evaluation.Warmup;
   W.Repetitions = C.Evaluation.Repetitions;
+  W.MinRepetitions = C.Evaluation.MinRepetitions;
+  W.TargetCi = C.Evaluation.TargetCi;
   W.TimeoutSeconds = C.Evaluation.TimeoutSeconds;
   W.FlushL2 = C.Evaluation.FlushL2;
   W.Verify = K.Spec->Verify;
+  J.Target = C.Target;
+  if (C.Target == Backend::Cuda) {
+    W.GridRule = K.Spec->GridRule;
+    if (!C.Launch.DynamicShared.empty())
+      W.DynamicShared = S.DynamicShared;
+    W.Cache = parseCachePreference(S.CachePreference)
+                  .value_or(CachePreference::None);
+  }
   if (V.Recorded)
     return J;
   SourceJob Src;
+  Src.Toolchain = S.Toolchain;
+  Src.MaxRegisters = static_cast<uint32_t>(S.MaxRegisters);
+  Src.FastMath = S.FastMath;
+  Src.LaunchBounds = S.LaunchBounds;
+  Src.Specialize = S.Specialize == "none" ? "" : S.Specialize;
   Src.Text = V.Text;
   const std::string &File = K.Model.Files.at(V.Genome.File);
   Src.FileName = File;
@@ -458,7 +489,7 @@ Coordinator::candidateJob(KernelState &K, VariantState &V,
                           const std::string &Level, const std::string &Operator,
                           std::optional<int64_t> Parent,
                           std::optional<search::Point> P) {
-  InnerSettings S = P ? innerSettings(C, Inner, *P) : InnerSettings{};
+  InnerSettings S = P ? innerSettings(C, *V.Space, *P) : InnerSettings{};
   InFlight F;
   F.Job = makeJob(K, V, S);
   std::vector<std::string> Ls;
@@ -470,13 +501,13 @@ Coordinator::candidateJob(KernelState &K, VariantState &V,
   CandidateRow Row;
   Row.Identity = candidateIdentity({K.Mangled, K.Fingerprint, join(Ls, ","),
                                     SourcePart, settingsJson(S), Evaluation,
-                                    backendName(C.Target), Device});
+                                    backendName(C.Target), K.Device});
   Row.KernelId = K.Id;
   Row.VariantId = V.Id;
   Row.Level = P ? innerLevel(S) : Level;
   Row.Operator = Operator;
   Row.ParentId = Parent;
-  Row.Point = P ? Inner.describe(*P) : "";
+  Row.Point = P ? V.Space->describe(*P) : "";
   Row.PointJson = P ? pointJson(*P) : "";
   Row.SettingsJson = settingsJson(S);
   Row.State = CandidateState::Running;
@@ -543,9 +574,27 @@ unsigned KernelState::openVariants() const {
   return N;
 }
 
+Error Coordinator::seedInitial(KernelState &K) {
+  if (C.Target != Backend::Cuda || K.Variants.size() != 1)
+    return Error::success(); // host campaigns start from the evolution's
+  std::vector<search::Offspring> Kids(1);
+  Kids[0].Genome.Knobs.assign(K.Model.Knobs.size(), 0);
+  Kids[0].Operator = "initial";
+  std::vector<VariantState *> Made;
+  R3_TRY(moveInto(addVariants(K, Kids), Made));
+  for (VariantState *V : Made)
+    Queue.push_back({&K, V, CandidateRow{}, std::nullopt});
+  return Error::success();
+}
+
 Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
   if (!K.Evo || K.openVariants() > Workers)
     return std::optional<InFlight>();
+  if (K.Variants.size() == 1) {
+    R3_TRY(seedInitial(K));
+    if (!Queue.empty())
+      return requeued();
+  }
   std::vector<search::Offspring> Kids = takeChildren(K, true);
   bool NoKids = Kids.empty();
   std::vector<VariantState *> Made;
@@ -655,7 +704,7 @@ Expected<std::optional<InFlight>> Coordinator::requeued() {
   F.Level = Q.Row.Level;
   F.Point = Q.Point;
   F.Job = makeJob(
-      K, V, Q.Point ? innerSettings(C, Inner, *Q.Point) : InnerSettings{});
+      K, V, Q.Point ? innerSettings(C, *V.Space, *Q.Point) : InnerSettings{});
   return std::optional<InFlight>(std::move(F));
 }
 
@@ -747,7 +796,7 @@ Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
     std::snprintf(Line, sizeof Line, "%s: new best %.4g ms (%.3gx), %s %s",
                   K.Spec->Name.c_str(), *K.BestMs, *K.baselineMs() / *K.BestMs,
                   F.Level.c_str(),
-                  F.Point ? Inner.describe(*F.Point).c_str()
+                  F.Point ? F.Variant->Space->describe(*F.Point).c_str()
                           : F.Variant->Genome.key(K.Model).c_str());
     Notes.push_back(Line);
   }

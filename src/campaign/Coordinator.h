@@ -23,11 +23,16 @@
 
 namespace r3 {
 
+class CaptureReader;
+
 /// One source variant of a kernel and its inner loop.
 struct VariantState {
   int64_t Id = 0;
   bool Recorded = false; ///< the recorded code (no source)
   search::SourceGenome Genome;
+  /// Its inner loop's space: the campaign's compiler x launch space, or the
+  /// launch level alone for a recorded cubin, which nothing recompiles.
+  const search::Space *Space = nullptr;
   std::string Text, SourceHash, Operator;
   std::vector<int64_t> Parents;
   unsigned Island = 0;
@@ -52,6 +57,9 @@ struct KernelState {
   const KernelSpec *Spec = nullptr;
   int64_t Id = 0;
   std::string Mangled, Fingerprint;
+  /// What its candidates run on, for their identities: the capture's GPU
+  /// and architecture (cuda), this CPU (host).
+  std::string Device;
   std::vector<uint32_t> Launches; ///< capture launch indices
   search::SourceSpaceModel Model;
   std::unique_ptr<search::Evolution> Evo;
@@ -154,7 +162,12 @@ private:
   std::string settingsJson(const InnerSettings &S) const;
   void reportVariant(KernelState &K, VariantState &V);
   Error saveArchive(KernelState &K);
-  std::unique_ptr<search::Strategy> makeInner(unsigned Salt) const;
+  std::unique_ptr<search::Strategy> makeInner(unsigned Salt,
+                                              const search::Space &S) const;
+  /// The kernel's source as written (the first file, every knob at its
+  /// first value), compiled by the campaign's toolchains: a labelled point
+  /// of its own on the CUDA backend, made before any other variant.
+  Error seedInitial(KernelState &K);
   bool budgetLeft() const;
   // CoordinatorLlm.cpp: the LLM operator's session and its records.
   Error startLlm();
@@ -170,8 +183,8 @@ private:
 
   const Campaign &C;
   History &H;
-  search::Space Inner;
-  std::string Device, Evaluation;
+  search::Space Inner, LaunchOnly;
+  std::string Evaluation;
   std::deque<KernelState> Kernels;
   std::deque<Requeued> Queue;
   std::map<unsigned, uint64_t> SinceBaseline; ///< per worker
@@ -187,6 +200,12 @@ private:
 /// The recorded launch for a prompt: parameters, and regions read or
 /// written (CoordinatorLlm.cpp).
 std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L);
+
+/// The index of the capture's kernel a campaign's [[kernel]] names (by
+/// mangled or demangled name, or a demangled name without its parameters);
+/// an error listing the capture's kernels when none matches.
+Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
+                                      const KernelSpec &Spec);
 
 /// [[2],[0,5]]: the indices of a point, as stored in the history.
 std::string pointJson(const search::Point &P);

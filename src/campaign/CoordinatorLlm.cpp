@@ -342,7 +342,7 @@ Coordinator::describeParent(KernelState &K, const search::Elite &Parent) {
   V["signature"] = Signature;
   V["includes"] = Includes.empty() ? "none" : join(Includes, ", ");
   V["knobs"] = join(Knobs, " ");
-  V["device"] = Device + (C.Target == Backend::Host ? " (" + hostLimits() + ")"
+  V["device"] = K.Device + (C.Target == Backend::Host ? " (" + hostLimits() + ")"
                                                     : std::string());
   V["capture"] = K.LaunchFacts;
   V["verify"] = verifyFacts(K.Spec->Verify);

@@ -8,6 +8,7 @@
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
 #include "support/FileUtil.h"
+#include "support/Machine.h"
 
 #include <algorithm>
 #include <chrono>
@@ -28,7 +29,8 @@ using Clock = std::chrono::steady_clock;
 
 struct WorkerSlot {
   std::unique_ptr<WorkerProcess> Process;
-  std::string Device;
+  std::string Gpu;    ///< cuda: its CUDA_VISIBLE_DEVICES
+  std::string Device; ///< what its servers run on, as they report it
   std::map<uint64_t, InFlight> Jobs;
   unsigned Restarts = 0;
   bool Alive = false;
@@ -39,8 +41,11 @@ constexpr unsigned MaxRestarts = 5;
 class Loop {
 public:
   Loop(const Campaign &C, const TuneOptions &O, TuneObserver &Obs, History &H,
-       unsigned N)
-      : C(C), O(O), Obs(Obs), H(H), Co(C, H, N), Slots(N) {}
+       unsigned N, const std::vector<std::string> &Gpus)
+      : C(C), O(O), Obs(Obs), H(H), Co(C, H, N), Slots(N) {
+    for (unsigned W = 0; W < N && !Gpus.empty(); ++W)
+      Slots[W].Gpu = Gpus[W % Gpus.size()];
+  }
   Expected<TuneSummary> run();
 
 private:
@@ -64,7 +69,7 @@ private:
 
 Error Loop::startWorker(unsigned W) {
   WorkerSlot &S = Slots[W];
-  auto P = WorkerProcess::spawn(W);
+  auto P = WorkerProcess::spawn(W, S.Gpu);
   if (!P)
     return P.takeError();
   S.Process = std::move(*P);
@@ -129,11 +134,14 @@ Error Loop::handle(unsigned W) {
     return workerDied(W, "it exited");
   WorkerMessage &Msg = **M;
   if (Msg.Kind == WorkerMessageKind::Hello) {
-    S.Device = Msg.Hello.Device;
+    if (C.Target == Backend::Host)
+      S.Device = Msg.Hello.Device;
     return Error::success();
   }
   if (Msg.Kind != WorkerMessageKind::Result)
     return Error::success();
+  if (!Msg.Result.Device.empty())
+    S.Device = Msg.Result.Device; // the GPU its server opened
   auto It = S.Jobs.find(Msg.Result.Id);
   if (It == S.Jobs.end())
     return Error::success(); // a result of a job given back already
@@ -273,7 +281,7 @@ void requestCampaignStop() {
 
 unsigned defaultWorkers(Backend B) {
   if (B == Backend::Cuda)
-    return 1;
+    return std::max<unsigned>(1, static_cast<unsigned>(visibleGpus().size()));
   unsigned Cores = std::thread::hardware_concurrency();
   return Cores > 2 ? Cores - 1 : 1;
 }
@@ -288,12 +296,7 @@ static Error checkCapture(const Campaign &C, const KernelSpec &K) {
     return makeError(K.Capture, ": a ", backendName(Source),
                      " capture, but the campaign's backend is ",
                      backendName(C.Target));
-  if (Source == Backend::Cuda)
-    return makeError(K.Capture,
-                     ": campaigns on the cuda backend are not wired to the "
-                     "CUDA replay server yet in this r3 (host campaigns run; "
-                     "CUDA variants replay with r3 replay --source)");
-  return Error::success();
+  return findCampaignKernel(**R, K).takeError();
 }
 
 Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
@@ -312,7 +315,13 @@ Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
     return H.takeError();
   unsigned N = O.Workers ? O.Workers
                          : (C.Workers ? C.Workers : defaultWorkers(C.Target));
-  Loop L(C, O, Observer, **H, N);
+  // One GPU a worker, round robin when there are more workers than GPUs;
+  // none named where none is known (the servers then see what this
+  // process sees).
+  std::vector<std::string> Gpus;
+  if (C.Target == Backend::Cuda)
+    Gpus = C.Gpus.empty() ? visibleGpus() : C.Gpus;
+  Loop L(C, O, Observer, **H, N, Gpus);
   return L.run();
 }
 

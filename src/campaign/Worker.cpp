@@ -1,16 +1,17 @@
 // Campaign workers (see Worker.h). Three threads: the main one reads jobs
-// from the coordinator; the front end compiles the sources of queued jobs
-// (clang-19 to bitcode, cached by text and flags); the runner hands compiled
-// jobs to the replay server of their capture and sends the results back. A
-// candidate that kills its server is a result (ServerClient restarts it); a
-// worker whose coordinator disappears kills its servers and exits.
+// from the coordinator; the compiler compiles the sources of queued jobs
+// (WorkerCompile.h: the host front end, or the whole CUDA variant compiler
+// in an isolated child) while the runner hands compiled jobs to the replay
+// server of their capture and sends the results back, so the device runs
+// one candidate while the next compiles. A candidate that kills its server
+// is a result (ServerClient restarts it); a worker whose coordinator
+// disappears kills its servers and exits.
 #include "campaign/Worker.h"
 
-#include "campaign/Identity.h"
-#include "compile/host/HostJit.h"
+#include "campaign/WorkerCompile.h"
+#include "capture/CaptureReader.h"
 #include "replay/ServerClient.h"
-#include "support/FileUtil.h"
-#include "support/StringUtil.h"
+#include "support/Machine.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -83,8 +84,7 @@ private:
 /// A job whose code is ready to run, or whose compile already failed.
 struct Prepared {
   WorkerJob Job;
-  std::optional<CandidateResult> Failed;
-  double FrontEndMs = 0;
+  JobCompiled Compiled;
   double Started = 0;
 };
 
@@ -97,8 +97,7 @@ private:
   void frontEndLoop();
   void runnerLoop();
   Prepared prepare(WorkerJob J);
-  Expected<std::vector<uint8_t>> compile(const WorkerJob &J);
-  CandidateResult evaluate(const WorkerJob &J);
+  CandidateResult evaluate(const WorkerJob &J, std::string &Device);
   Expected<ServerClient *> server(const std::string &Capture);
   void send(const std::vector<uint8_t> &Message);
   void killServers();
@@ -107,7 +106,7 @@ private:
   std::mutex OutLock, ServersLock;
   Queue<WorkerJob> Jobs;
   Queue<Prepared> Ready;
-  std::map<std::string, std::vector<uint8_t>> FrontEndCache;
+  std::unique_ptr<JobCompiler> Compiler;
   std::map<std::string, std::unique_ptr<ServerClient>> Servers;
   std::string Scratch;
 };
@@ -118,41 +117,10 @@ void Worker::send(const std::vector<uint8_t> &Message) {
   (void)writeMessage(Out, Message);
 }
 
-Expected<std::vector<uint8_t>> Worker::compile(const WorkerJob &J) {
-  const SourceJob &S = *J.Source;
-  std::string Key = sha256Hex(S.Text + '\0' + join(S.Flags, "\n") + '\0' +
-                              J.Work.Kernel + '\0' + S.FileName);
-  if (auto It = FrontEndCache.find(Key); It != FrontEndCache.end())
-    return It->second;
-  fs::path Dir = fs::path(Scratch) / Key.substr(0, 16);
-  std::error_code EC;
-  fs::create_directories(Dir, EC);
-  fs::path File = Dir / fs::path(S.FileName).filename();
-  std::ofstream(File, std::ios::binary) << S.Text;
-  auto Bitcode = compileHostSource(File.string(), J.Work.Kernel, S.Flags);
-  fs::remove_all(Dir, EC);
-  if (!Bitcode)
-    return Bitcode.takeError();
-  FrontEndCache[Key] = *Bitcode;
-  return std::move(*Bitcode);
-}
-
 Prepared Worker::prepare(WorkerJob J) {
   Prepared P;
   P.Started = nowSeconds();
-  if (J.Source) {
-    auto T0 = std::chrono::steady_clock::now();
-    auto Bitcode = compile(J);
-    P.FrontEndMs = msSince(T0);
-    if (Bitcode) {
-      J.Work.Code = CodeKind::Bitcode;
-      J.Work.Image = std::move(*Bitcode);
-    } else {
-      P.Failed = failedResult(FailureKind::CompileError,
-                              Bitcode.takeError().message());
-      P.Failed->CompileMs = P.FrontEndMs;
-    }
-  }
+  P.Compiled = Compiler->compile(J);
   P.Job = std::move(J);
   return P;
 }
@@ -181,10 +149,11 @@ Expected<ServerClient *> Worker::server(const std::string &Capture) {
   return Raw;
 }
 
-CandidateResult Worker::evaluate(const WorkerJob &J) {
+CandidateResult Worker::evaluate(const WorkerJob &J, std::string &Device) {
   auto S = server(J.Capture);
   if (!S)
     return failedResult(FailureKind::Crashed, S.takeError().message());
+  Device = (*S)->opened().Device;
   auto R = (*S)->evaluate(J.Work);
   if (R)
     return std::move(*R);
@@ -199,10 +168,12 @@ void Worker::runnerLoop() {
     WorkerResult Out;
     Out.Id = P->Job.Id;
     Out.Started = P->Started;
-    Out.Result = P->Failed ? *P->Failed : evaluate(P->Job);
-    if (!P->Failed)
-      Out.Result.CompileMs += P->FrontEndMs;
-    Out.EvalMs = P->FrontEndMs + msSince(T0);
+    const JobCompiled &C = P->Compiled;
+    Out.Result = C.Failed ? *C.Failed : evaluate(P->Job, Out.Device);
+    Out.Result.CompileMs += C.CompileMs;
+    if (C.Spills && !Out.Result.Spills)
+      Out.Result.Spills = C.Spills;
+    Out.EvalMs = C.CompileMs + msSince(T0);
     Out.Finished = nowSeconds();
     send(encodeResult(Out));
   }
@@ -221,7 +192,8 @@ Error Worker::run() {
   std::error_code EC;
   fs::create_directories(Dir, EC);
   Scratch = Dir.string();
-  send(encodeHello({hostDeviceName(), ::getpid()}));
+  Compiler = std::make_unique<JobCompiler>(Scratch);
+  send(encodeHello({hostCpuName(), ::getpid()}));
   std::thread FrontEnd([this] { frontEndLoop(); });
   std::thread Runner([this] { runnerLoop(); });
   bool Orphaned = false;
@@ -257,19 +229,20 @@ Error runTuneWorker(int In, int Out) {
   return W.run();
 }
 
-std::string hostDeviceName() {
-  std::ifstream In("/proc/cpuinfo");
-  std::string Line;
-  while (std::getline(In, Line))
-    if (Line.starts_with("model name")) {
-      size_t Colon = Line.find(':');
-      if (Colon != std::string::npos && Colon + 2 <= Line.size())
-        return Line.substr(Colon + 2);
-    }
-  return "cpu";
+/// This process's environment, with CUDA_VISIBLE_DEVICES=Gpu when Gpu is
+/// given.
+static std::vector<std::string> workerEnvironment(const std::string &Gpu) {
+  std::vector<std::string> Env;
+  for (char **E = environ; *E; ++E)
+    if (Gpu.empty() || !std::string_view(*E).starts_with("CUDA_VISIBLE_DEVICES="))
+      Env.push_back(*E);
+  if (!Gpu.empty())
+    Env.push_back("CUDA_VISIBLE_DEVICES=" + Gpu);
+  return Env;
 }
 
-Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(unsigned Index) {
+Expected<std::unique_ptr<WorkerProcess>>
+WorkerProcess::spawn(unsigned Index, const std::string &Gpu) {
   int In[2], Out[2];
   if (::pipe2(In, O_CLOEXEC) != 0)
     return errnoError("tune worker: pipe");
@@ -296,10 +269,15 @@ Expected<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(unsigned Index) {
   for (std::string &W : Words)
     Argv.push_back(W.data());
   Argv.push_back(nullptr);
+  std::vector<std::string> Env = workerEnvironment(Gpu);
+  std::vector<char *> Envp;
+  for (std::string &E : Env)
+    Envp.push_back(E.data());
+  Envp.push_back(nullptr);
   std::unique_ptr<WorkerProcess> P(new WorkerProcess());
   P->Index = Index;
-  int Rc =
-      ::posix_spawn(&P->Pid, Argv[0], &Actions, &Attr, Argv.data(), environ);
+  int Rc = ::posix_spawn(&P->Pid, Argv[0], &Actions, &Attr, Argv.data(),
+                         Envp.data());
   posix_spawn_file_actions_destroy(&Actions);
   posix_spawnattr_destroy(&Attr);
   ::close(In[0]);

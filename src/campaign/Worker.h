@@ -23,8 +23,10 @@ class WorkerProcess {
 public:
   /// Spawns `r3 __tune-worker` (this executable) in a process group of its
   /// own, so that a terminal's ^C reaches only the coordinator, which
-  /// decides what happens to in-flight work.
-  static Expected<std::unique_ptr<WorkerProcess>> spawn(unsigned Index);
+  /// decides what happens to in-flight work. A non-empty Gpu becomes the
+  /// worker's CUDA_VISIBLE_DEVICES: its replay servers see that GPU alone.
+  static Expected<std::unique_ptr<WorkerProcess>>
+  spawn(unsigned Index, const std::string &Gpu = "");
   ~WorkerProcess();
 
   unsigned index() const { return Index; }
@@ -41,9 +43,5 @@ private:
   pid_t Pid = -1;
   int ToWorker = -1, FromWorker = -1;
 };
-
-/// The device a host-backend worker runs candidates on: the CPU's model
-/// name.
-std::string hostDeviceName();
 
 } // namespace r3

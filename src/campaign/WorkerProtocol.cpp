@@ -52,15 +52,24 @@ std::vector<std::string> readStrings(wire::MetaReader &R) {
 Error decodeJob(wire::MetaReader &R, WorkerJob &J) {
   J.Id = R.u64();
   J.Capture = R.str();
+  uint32_t Target = R.u32();
   std::vector<uint8_t> Meta = R.bytes(), Image = R.bytes();
   if (R.u32()) {
     SourceJob S;
     S.Text = R.str();
     S.FileName = R.str();
     S.Flags = readStrings(R);
+    S.Toolchain = R.str();
+    S.MaxRegisters = R.u32();
+    S.FastMath = R.u32() != 0;
+    S.LaunchBounds = R.str();
+    S.Specialize = R.str();
     J.Source = std::move(S);
   }
   R3_TRY(R.finish("worker job"));
+  if (Target > static_cast<uint32_t>(Backend::Host))
+    return makeError("worker protocol: a job for an unknown backend ", Target);
+  J.Target = static_cast<Backend>(Target);
   return moveInto(decodeCandidate(Meta, std::move(Image)), J.Work);
 }
 
@@ -70,6 +79,7 @@ Error decodeResultBody(wire::MetaReader &R, WorkerResult &Out) {
   Out.EvalMs = readDouble(R);
   Out.Started = readDouble(R);
   Out.Finished = readDouble(R);
+  Out.Device = R.str();
   R3_TRY(R.finish("worker result"));
   return moveInto(decodeResult(Meta), Out.Result);
 }
@@ -83,14 +93,17 @@ std::vector<uint8_t> encodeHello(const WorkerHello &H) {
 
 std::vector<uint8_t> encodeJob(const WorkerJob &J) {
   wire::MetaWriter W;
-  W.u64(J.Id).str(J.Capture);
+  W.u64(J.Id).str(J.Capture).u32(static_cast<uint32_t>(J.Target));
   W.bytes(encodeCandidate(J.Work).data()).bytes(J.Work.Image);
   W.u32(J.Source ? 1 : 0);
   if (J.Source) {
-    W.str(J.Source->Text).str(J.Source->FileName);
-    W.u32(static_cast<uint32_t>(J.Source->Flags.size()));
-    for (const std::string &F : J.Source->Flags)
+    const SourceJob &S = *J.Source;
+    W.str(S.Text).str(S.FileName);
+    W.u32(static_cast<uint32_t>(S.Flags.size()));
+    for (const std::string &F : S.Flags)
       W.str(F);
+    W.str(S.Toolchain).u32(S.MaxRegisters).u32(S.FastMath);
+    W.str(S.LaunchBounds).str(S.Specialize);
   }
   return frame(WorkerMessageKind::Job, W);
 }
@@ -101,6 +114,7 @@ std::vector<uint8_t> encodeResult(const WorkerResult &R) {
   writeDouble(W, R.EvalMs);
   writeDouble(W, R.Started);
   writeDouble(W, R.Finished);
+  W.str(R.Device);
   return frame(WorkerMessageKind::Result, W);
 }
 

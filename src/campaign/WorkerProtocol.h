@@ -33,15 +33,23 @@ enum class WorkerMessageKind : uint32_t {
 };
 
 /// A source the worker compiles to the candidate's code before running it.
+/// The candidate's pipeline and codegen level apply to it; on the CUDA
+/// backend so do the toolchain and the rest of the compiler settings here.
 struct SourceJob {
   std::string Text;
   std::string FileName; ///< the original file's name (language, messages)
   std::vector<std::string> Flags; ///< clang flags: -I, -D, -std=
+  std::string Toolchain;          ///< cuda: "llvm" (empty), "nvrtc", "nvcc"
+  uint32_t MaxRegisters = 0;      ///< cuda; 0: no limit
+  bool FastMath = false;          ///< cuda
+  std::string LaunchBounds;       ///< cuda: "T" or "T,B"; empty: none
+  std::string Specialize;         ///< cuda: "args", "dims"; empty: none
 };
 
 struct WorkerJob {
   uint64_t Id = 0;
   std::string Capture;
+  Backend Target = Backend::Host;
   Candidate Work;
   std::optional<SourceJob> Source;
 };
@@ -49,6 +57,7 @@ struct WorkerJob {
 struct WorkerResult {
   uint64_t Id = 0;
   CandidateResult Result;
+  std::string Device; ///< what ran it (the replay server's device)
   double EvalMs = 0;               ///< compile + runs, as the worker saw it
   double Started = 0, Finished = 0; ///< seconds since the epoch
 };

@@ -241,7 +241,7 @@ int runCompile(const ParsedArgs &A) {
     return fail(E);
   if (Error E = loadSpecialization(*P))
     return fail(E);
-  auto C = compileCudaKernel(P->Options);
+  auto C = compileCudaKernelIsolated(P->Options);
   if (!C)
     return fail(C.takeError());
   if (Error E = writeOutput(*P, *C))

@@ -200,7 +200,7 @@ CudaReplay::compile(Candidate &Cand, const std::string &Source,
     Done = Hit->second;
     Done.Report = reusedReport(Done.Report);
   } else {
-    auto Compiled = compileCudaKernel(O);
+    auto Compiled = compileCudaKernelIsolated(O);
     if (!Compiled)
       return std::optional<CandidateResult>(failedResult(
           FailureKind::CompileError, Compiled.takeError().message()));

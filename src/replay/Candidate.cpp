@@ -59,6 +59,21 @@ const char *poisonModeName(PoisonMode M) {
   return "?";
 }
 
+namespace {
+constexpr const char *CacheNames[] = {"none", "shared", "l1", "equal"};
+} // namespace
+
+const char *cachePreferenceName(CachePreference P) {
+  return CacheNames[static_cast<int>(P)];
+}
+
+std::optional<CachePreference> parseCachePreference(const std::string &S) {
+  for (int I = 0; I < 4; ++I)
+    if (S == CacheNames[I])
+      return static_cast<CachePreference>(I);
+  return std::nullopt;
+}
+
 CandidateResult failedResult(FailureKind K, std::string Message) {
   CandidateResult R;
   R.Failure = K;

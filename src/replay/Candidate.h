@@ -59,6 +59,14 @@ struct VerifySettings {
   PoisonMode Poison = PoisonMode::Auto;
 };
 
+/// The kernel's preference between shared memory and L1, as
+/// cuFuncSetCacheConfig takes it; None leaves the driver's default.
+enum class CachePreference { None, Shared, L1, Equal };
+
+/// "none", "shared", "l1", "equal".
+const char *cachePreferenceName(CachePreference P);
+std::optional<CachePreference> parseCachePreference(const std::string &S);
+
 /// Where the code of a candidate comes from.
 enum class CodeKind {
   Recorded, ///< the kernel's module in the capture
@@ -76,8 +84,21 @@ struct Candidate {
   std::string Pipeline;
   int CodegenOpt = -1;             ///< 0-3; -1: the same n
   std::optional<Dim3> Grid, Block; ///< launch overrides (CUDA only)
+  /// With a Block and no Grid, each launch's grid follows this rule
+  /// (LaunchRule.h); empty: keep-threads.
+  std::string GridRule;
+  /// The kernel's parameter names (from its source), which a rule may use
+  /// beside arg0, arg1, ...
+  std::vector<std::string> ParamNames;
+  std::optional<uint32_t> DynamicShared; ///< bytes; none: as recorded
+  CachePreference Cache = CachePreference::None;
   uint32_t Warmup = 2;
+  /// Timed runs: at most Repetitions; with MinRepetitions below it, the runs
+  /// stop once the median's 95% confidence interval is narrower than
+  /// TargetCi times the median (adaptive repetitions).
   uint32_t Repetitions = 20;
+  uint32_t MinRepetitions = 0; ///< 0: always Repetitions
+  double TargetCi = 0.01;
   double TimeoutSeconds = 10; ///< per run
   bool FlushL2 = false;       ///< CUDA only
   VerifySettings Verify;
@@ -87,8 +108,19 @@ struct CandidateResult {
   bool Verified = false;
   FailureKind Failure = FailureKind::None;
   std::string Message; ///< what failed, precisely; empty when verified
-  /// Per timed repetition: the summed time of the candidate's launches.
+  /// Per timed repetition: the summed time of the candidate's launches, by
+  /// the timer Timer names.
   std::vector<uint64_t> TimesNs;
+  /// CUDA: the same repetitions timed by events around each launch (launch
+  /// overhead included); empty when not measured.
+  std::vector<uint64_t> EventTimesNs;
+  /// "cupti" (the kernels' own execution, as r3 record measures the
+  /// application's), "events" (CUDA events around each launch), "host"
+  /// (the host backend's clock); empty before any run.
+  std::string Timer;
+  /// Wall time of the verification and timed runs, restores included: the
+  /// time the candidate kept the device busy.
+  double BusyMs = 0;
   double CompileMs = 0;
   double LoadMs = 0;    ///< loading the module into the device (CUDA)
   double RestoreMs = 0; ///< restoring inputs before runs, all runs together

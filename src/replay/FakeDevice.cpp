@@ -2,8 +2,10 @@
 #include "replay/FakeDevice.h"
 
 #include "capture/CaptureReader.h"
+#include "replay/Stats.h"
 #include "support/StringUtil.h"
 
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -16,7 +18,8 @@ public:
   FakeDevice(std::unique_ptr<CaptureReader> R, std::string Script)
       : Reader(std::move(R)), Steps(split(Script, ',')) {}
   Expected<CandidateResult> evaluate(const Candidate &C,
-                                     const RunningFn &Running) override;
+                                     const RunHooks &Hooks) override;
+  std::string name() const override { return "fake GPU"; }
 
 private:
   /// The next step of the script, counted in the scratch directory.
@@ -26,6 +29,37 @@ private:
   std::vector<std::string> Steps;
 };
 
+/// The time of one run: 1 ms for the recorded code at 128 threads a block,
+/// 10% more per factor of two away from it, 5% more for compiled code; a
+/// noisy step spreads the runs over a factor of three.
+uint64_t runNs(const Candidate &C, const Dim3 &Recorded, bool Noisy,
+               uint32_t Run) {
+  uint32_t Threads = 1;
+  for (uint32_t D : C.Block.value_or(Recorded))
+    Threads *= D;
+  double Factor = 1 + 0.1 * std::fabs(std::log2(Threads / 128.0));
+  if (C.Code != CodeKind::Recorded)
+    Factor *= 1.05;
+  double Ns = 1e6 * Factor + 1000 * (Run % 3);
+  if (Noisy)
+    Ns *= 1 + (Run * 7919 % 13) / 6.0;
+  return static_cast<uint64_t>(Ns);
+}
+
+/// The timed runs, under the candidate's repetition rule, with a tick each.
+void time(const Candidate &C, const Dim3 &Recorded, bool Noisy,
+          const RunHooks &Hooks, CandidateResult &R) {
+  RepetitionRule Rule{C.MinRepetitions, C.Repetitions, C.TargetCi};
+  for (uint32_t I = 0; !Rule.enough(R.TimesNs); ++I) {
+    if (Hooks.Tick)
+      Hooks.Tick();
+    uint64_t Ns = runNs(C, Recorded, Noisy, I);
+    R.TimesNs.push_back(Ns);
+    R.EventTimesNs.push_back(Ns + 6500);
+    R.BusyMs += 2 * Ns / 1e6;
+  }
+}
+
 std::string FakeDevice::next() {
   unsigned N = 0;
   std::ifstream("fake-device.count") >> N;
@@ -34,9 +68,11 @@ std::string FakeDevice::next() {
 }
 
 Expected<CandidateResult> FakeDevice::evaluate(const Candidate &C,
-                                               const RunningFn &Running) {
+                                               const RunHooks &Hooks) {
   std::string Step = next();
-  R3_TRY(Running(CompiledInfo{0.5, C.Pipeline, 0, true}));
+  R3_TRY(Hooks.Running(CompiledInfo{0.5, C.Pipeline, 0, true}));
+  if (Hooks.Tick)
+    Hooks.Tick();
   if (Step == "crash")
     std::raise(SIGSEGV);
   if (Step == "hang")
@@ -54,8 +90,12 @@ Expected<CandidateResult> FakeDevice::evaluate(const Candidate &C,
     R.DeviceLost = true;
   } else {
     R.Verified = true;
-    for (uint32_t I = 0; I < C.Repetitions; ++I)
-      R.TimesNs.push_back(1000000 + 1000 * (I % 3));
+    R.Timer = "fake";
+    const auto &Ls = Reader->launches();
+    Dim3 Recorded = C.Launches.empty() || C.Launches[0] >= Ls.size()
+                        ? Dim3{1, 1, 1}
+                        : Ls[C.Launches[0]].Block;
+    time(C, Recorded, Step == "noisy", Hooks, R);
   }
   uint32_t Threads = 1;
   for (uint32_t D : C.Block.value_or(Dim3{1, 1, 1}))

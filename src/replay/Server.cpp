@@ -4,6 +4,7 @@
 #include "replay/Server.h"
 
 #include "capture/CaptureReader.h"
+#include "compile/Isolate.h"
 #include "replay/FakeDevice.h"
 #include "replay/Sandbox.h"
 #include "replay/ServerClient.h"
@@ -22,6 +23,19 @@
 namespace r3 {
 
 namespace {
+int ResultFd = -1;
+
+/// An LLVM fatal error while the host JIT compiles a candidate (a pipeline
+/// LLVM accepts and then cannot run): the candidate's compile_error, sent
+/// before the server dies of it.
+void reportFatal(const char *Message) {
+  if (ResultFd < 0)
+    return;
+  CandidateResult R = failedResult(FailureKind::CompileError, Message);
+  R.DeviceLost = true; // this server is ending: the client starts another
+  (void)sendFrame(ResultFd, ServerFrame::Result, encode(R));
+}
+
 class Server {
 public:
   Server(int In, int Out) : In(In), Out(Out) {}
@@ -98,7 +112,7 @@ Error Server::open(const ServerFrameData &F) {
     Device = std::move(*D);
   }
   return sendFrame(Out, ServerFrame::Opened,
-                   encode(OpenedMsg{Source, Sandbox}));
+                   encode(OpenedMsg{Source, Sandbox, Device->name()}));
 }
 
 Error Server::evaluate(const ServerFrameData &F) {
@@ -110,10 +124,15 @@ Error Server::evaluate(const ServerFrameData &F) {
   // A fresh CPU budget: generous, the client's wall-clock deadline is the
   // real limit; this one catches a server the client lost.
   R3_TRY(extendCpuLimit(2 * runBudgetSeconds(*C) + 300));
-  auto Running = [&](const CompiledInfo &Info) {
+  RunHooks Hooks;
+  Hooks.Running = [&](const CompiledInfo &Info) {
     return sendFrame(Out, ServerFrame::Running, encode(Info));
   };
-  auto R = Device->evaluate(*C, Running);
+  // A client that is gone cannot be told; the next Result fails to send.
+  Hooks.Tick = [&] {
+    (void)sendFrame(Out, ServerFrame::Tick, wire::MetaWriter());
+  };
+  auto R = Device->evaluate(*C, Hooks);
   if (!R)
     return reply(R.takeError());
   R->Sandbox = Sandbox;
@@ -156,6 +175,8 @@ Error runReplayServer(int In, int Out) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != Parent)
     return Error::success();
+  ResultFd = Out;
+  onLlvmFatalError(reportFatal);
   return Server(In, Out).serve();
 }
 

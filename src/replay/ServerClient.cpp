@@ -245,6 +245,10 @@ Expected<CandidateResult> ServerClient::awaitResult(const Candidate &C) {
       auto M = decodeError(F.Meta);
       return M ? Error::make(*M) : M.takeError();
     }
+    if (F.Kind == ServerFrame::Tick) {
+      Deadline = after(C.TimeoutSeconds + Options.RunSlackSeconds);
+      continue;
+    }
     if (F.Kind != ServerFrame::Running) {
       stop();
       return makeError("replay server protocol: unexpected ",
@@ -254,11 +258,11 @@ Expected<CandidateResult> ServerClient::awaitResult(const Candidate &C) {
     if (!Running)
       return Running.takeError();
     Info = *Running;
-    double Budget = runBudgetSeconds(C);
-    Deadline = after(Budget + Options.RunSlackSeconds);
+    // Each run starts with a Tick, which gives it the per-run timeout.
+    Deadline = after(C.TimeoutSeconds + Options.RunSlackSeconds);
     Phase = "while running the candidate";
-    Late = "the runs took longer than " + seconds(Budget) + " (" +
-           seconds(C.TimeoutSeconds) + " per run) and were killed";
+    Late = "a run took longer than " + seconds(C.TimeoutSeconds) +
+           " (the per-run timeout) and was killed";
   }
 }
 

@@ -26,7 +26,9 @@ struct ServerOptions {
   std::string ScratchDir;          ///< empty: a fresh directory under $TMPDIR
   double OpenTimeoutSeconds = 120; ///< starting and opening the capture
   double CompileTimeoutSeconds = 120; ///< from Evaluate to Running
-  double RunSlackSeconds = 5;         ///< added to the run deadline
+  /// Added to the per-run timeout before a run is killed: the restore of
+  /// the inputs and the server's own bookkeeping belong to a run.
+  double RunSlackSeconds = 1;
   uint64_t AddressSpaceBytes = 0;     ///< RLIMIT_AS of the server; 0: none
 };
 

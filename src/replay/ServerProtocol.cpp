@@ -66,6 +66,22 @@ template <typename E> bool enumField(MetaReader &R, uint32_t Count, E &Out) {
   return V < Count;
 }
 
+void strs(MetaWriter &W, const std::vector<std::string> &V) {
+  W.u32(static_cast<uint32_t>(V.size()));
+  for (const std::string &S : V)
+    W.str(S);
+}
+
+std::vector<std::string> strs(MetaReader &R) {
+  uint32_t N = R.u32();
+  std::vector<std::string> V;
+  // Each string costs at least its 4-byte length: a count beyond what the
+  // frame holds is a broken frame, which finish() reports.
+  for (uint32_t I = 0; I < N && I < (1u << 20); ++I)
+    V.push_back(R.str());
+  return V;
+}
+
 void encodeVerify(MetaWriter &W, const VerifySettings &S) {
   W.u32(static_cast<uint32_t>(S.Tolerance));
   f64(W, S.Value);
@@ -139,6 +155,8 @@ const char *serverFrameName(ServerFrame K) {
     return "result";
   case ServerFrame::Error:
     return "error";
+  case ServerFrame::Tick:
+    return "tick";
   }
   return "unknown";
 }
@@ -169,7 +187,7 @@ Expected<OpenMsg> decodeOpen(std::span<const uint8_t> Meta) {
 
 MetaWriter encode(const OpenedMsg &M) {
   MetaWriter W;
-  W.u32(static_cast<uint32_t>(M.Source)).str(M.Sandbox);
+  W.u32(static_cast<uint32_t>(M.Source)).str(M.Sandbox).str(M.Device);
   return W;
 }
 
@@ -178,6 +196,7 @@ Expected<OpenedMsg> decodeOpened(std::span<const uint8_t> Meta) {
   OpenedMsg M;
   bool Ok = enumField(R, 2, M.Source);
   M.Sandbox = R.str();
+  M.Device = R.str();
   R3_TRY(R.finish("opened"));
   if (!Ok)
     return badEnum("opened");
@@ -222,7 +241,13 @@ MetaWriter encodeCandidate(const Candidate &C) {
   W.str(C.Pipeline).i64(C.CodegenOpt);
   dims(W, C.Grid);
   dims(W, C.Block);
-  W.u32(C.Warmup).u32(C.Repetitions);
+  W.str(C.GridRule);
+  strs(W, C.ParamNames);
+  optI64(W, C.DynamicShared ? std::optional<int64_t>(*C.DynamicShared)
+                            : std::nullopt);
+  W.u32(static_cast<uint32_t>(C.Cache));
+  W.u32(C.Warmup).u32(C.Repetitions).u32(C.MinRepetitions);
+  f64(W, C.TargetCi);
   f64(W, C.TimeoutSeconds);
   W.u32(C.FlushL2);
   encodeVerify(W, C.Verify);
@@ -241,8 +266,15 @@ Expected<Candidate> decodeCandidate(std::span<const uint8_t> Meta,
   C.CodegenOpt = static_cast<int>(R.i64());
   C.Grid = dims(R);
   C.Block = dims(R);
+  C.GridRule = R.str();
+  C.ParamNames = strs(R);
+  if (auto Shared = optI64(R))
+    C.DynamicShared = static_cast<uint32_t>(*Shared);
+  Ok &= enumField(R, 4, C.Cache);
   C.Warmup = R.u32();
   C.Repetitions = R.u32();
+  C.MinRepetitions = R.u32();
+  C.TargetCi = f64(R);
   C.TimeoutSeconds = f64(R);
   C.FlushL2 = R.u32() != 0;
   Ok &= decodeVerify(R, C.Verify);
@@ -265,6 +297,8 @@ MetaWriter encode(const CandidateResult &Res) {
   W.u32(Res.DeviceLost);
   f64(W, Res.LoadMs);
   f64(W, Res.RestoreMs);
+  W.u64s(Res.EventTimesNs).str(Res.Timer);
+  f64(W, Res.BusyMs);
   return W;
 }
 
@@ -286,6 +320,9 @@ Expected<CandidateResult> decodeResult(std::span<const uint8_t> Meta) {
   Res.DeviceLost = R.u32() != 0;
   Res.LoadMs = f64(R);
   Res.RestoreMs = f64(R);
+  Res.EventTimesNs = R.u64s();
+  Res.Timer = R.str();
+  Res.BusyMs = f64(R);
   R3_TRY(R.finish("result"));
   if (!Ok)
     return badEnum("result");
@@ -313,7 +350,7 @@ Expected<ReadStatus> readFrame(int Fd,
   std::memcpy(&Kind, Raw, 4);
   std::memcpy(&MetaLength, Raw + 4, 4);
   std::memcpy(&BulkLength, Raw + 8, 8);
-  if (Kind < 101 || Kind > 106 || BulkLength > MaxFrameBytes)
+  if (Kind < 101 || Kind > 107 || BulkLength > MaxFrameBytes)
     return makeError("replay server protocol: not a frame of this protocol "
                      "(type ",
                      Kind, ", ", BulkLength, " bulk bytes)");

@@ -6,12 +6,15 @@
 //   client                          server
 //   Open {capture, scratch, limits} → Opened {backend, sandbox} | Error
 //   Evaluate {candidate; bulk code} → Running {compile ms}  (compile done)
+//                                   → Tick (a run starts) ...
 //                                   → Result {result}
 //                                   | Result (compile error; no Running)
 //                                   | Error (the capture cannot be replayed)
 //
 // Running tells the client that the runs have started, so that its timeout
-// clock switches from the compile deadline to the run deadline. A server that
+// clock switches from the compile deadline to the run deadline; each Tick
+// restarts the run deadline, so a run that passes the per-run timeout is
+// killed then, not after the whole budget of runs. A server that
 // dies mid-conversation is a crashed candidate, not a protocol error.
 #pragma once
 
@@ -36,9 +39,10 @@ enum class ServerFrame : uint32_t {
   Running = 104,
   Result = 105,
   Error = 106,
+  Tick = 107,
 };
 
-inline constexpr uint32_t ServerProtocolVersion = 2;
+inline constexpr uint32_t ServerProtocolVersion = 3;
 
 struct OpenMsg {
   std::string CapturePath;
@@ -50,6 +54,7 @@ struct OpenMsg {
 struct OpenedMsg {
   Backend Source = Backend::Host;
   std::string Sandbox; ///< "landlock" or "rlimits"
+  std::string Device;  ///< what runs candidates: a GPU's or a CPU's name
 };
 
 /// Sent when the candidate compiled and its runs start.

@@ -67,4 +67,14 @@ TimingStats computeStatsMs(std::span<const uint64_t> SamplesNs) {
   return computeStats(Ms);
 }
 
+bool RepetitionRule::enough(std::span<const uint64_t> TimesNs) const {
+  size_t N = TimesNs.size();
+  if (N >= Max)
+    return true;
+  if (Min == 0 || Min >= Max || N < std::max<size_t>(Min, 6))
+    return false;
+  TimingStats S = computeStatsMs(TimesNs);
+  return S.CiHigh - S.CiLow <= TargetCi * S.Median;
+}
+
 } // namespace r3

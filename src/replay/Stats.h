@@ -27,4 +27,14 @@ struct MedianCiRanks {
 };
 MedianCiRanks medianCiRanks(size_t N);
 
+/// The timed runs a candidate takes: at most Max; with Min below Max, fewer
+/// once the median's 95% confidence interval is narrower than TargetCi times
+/// the median (adaptive repetitions; the interval needs at least 6 samples).
+struct RepetitionRule {
+  uint32_t Min = 0, Max = 20;
+  double TargetCi = 0.01;
+  /// Whether the runs so far (nanoseconds) are enough.
+  bool enough(std::span<const uint64_t> TimesNs) const;
+};
+
 } // namespace r3

@@ -12,6 +12,7 @@
 //
 // so that a launch-only variant compiles nothing and a pipeline variant
 // reuses the front end.
+#include "compile/Isolate.h"
 #include "compile/cuda/CompileCache.h"
 #include "compile/cuda/Stages.h"
 #include "support/Sha256.h"
@@ -25,6 +26,8 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <chrono>
+#include <cstring>
+#include <span>
 
 namespace r3 {
 
@@ -172,7 +175,9 @@ Error nvrtcPtx(Job &J) {
   if (!Text)
     return makeError("source file '", J.O.SourcePath, "' does not exist");
   std::string Key =
-      keyOf({"nvrtc-1", *Text, join(J.O.Flags, "\n"), J.O.Kernel,
+      keyOf({"nvrtc-2", *Text, join(J.O.Flags, "\n"), J.O.Kernel,
+             std::to_string(J.O.MaxRegisters.value_or(0)),
+             J.O.FastMath ? "fast-math" : "",
              specializationKey(J.O), smName(J.O.ComputeMajor, J.O.ComputeMinor),
              nvrtcIdentity()});
   if (auto Hit = J.Cache.lookup("ptx", Key, {"ptx", "kernel"})) {
@@ -232,6 +237,121 @@ Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O) {
   R3_TRY(cubin(J));
   J.Out.Report.CompileMs = msSince(Start);
   return std::move(J.Out);
+}
+
+const char *cudaToolchainName(CudaToolchain T) {
+  return T == CudaToolchain::Nvrtc ? "nvrtc" : "llvm";
+}
+
+std::optional<CudaToolchain> parseCudaToolchain(const std::string &Name) {
+  if (Name == "llvm")
+    return CudaToolchain::Llvm;
+  if (Name == "nvrtc")
+    return CudaToolchain::Nvrtc;
+  return std::nullopt;
+}
+
+// --- the isolated compile: a CudaCompiled through a pipe ---
+
+namespace {
+void putBytes(std::vector<uint8_t> &Out, std::string_view B) {
+  uint64_t N = B.size();
+  const auto *P = reinterpret_cast<const uint8_t *>(&N);
+  Out.insert(Out.end(), P, P + 8);
+  Out.insert(Out.end(), B.begin(), B.end());
+}
+
+bool getBytes(std::span<const uint8_t> &In, std::string &B) {
+  uint64_t N = 0;
+  if (In.size() < 8)
+    return false;
+  std::memcpy(&N, In.data(), 8);
+  if (In.size() - 8 < N)
+    return false;
+  B.assign(reinterpret_cast<const char *>(In.data()) + 8, N);
+  In = In.subspan(8 + N);
+  return true;
+}
+
+/// The report's fields as lines "key=value" (strings with newlines are
+/// sent as their own byte fields).
+std::vector<std::string> reportFields(const CudaCompileReport &R) {
+  auto B = [](bool V) { return std::string(V ? "1" : "0"); };
+  return {R.Kernel,
+          R.Pipeline,
+          std::to_string(R.Registers),
+          std::to_string(R.Spills),
+          std::to_string(R.SharedBytes),
+          std::to_string(R.LocalBytes),
+          std::to_string(R.PtxBytes),
+          std::to_string(R.FrontendMs),
+          std::to_string(R.OptMs),
+          std::to_string(R.CodegenMs),
+          std::to_string(R.LinkMs),
+          B(R.FrontendCached) + B(R.PtxCached) + B(R.CubinCached),
+          join(R.ParamNames, "\n"),
+          R.Log};
+}
+
+std::vector<uint8_t> serialize(const CudaCompiled &C) {
+  std::vector<uint8_t> Out;
+  putBytes(Out, C.Ir);
+  putBytes(Out, C.Ptx);
+  putBytes(Out, std::string_view(reinterpret_cast<const char *>(C.Cubin.data()),
+                                 C.Cubin.size()));
+  for (const std::string &F : reportFields(C.Report))
+    putBytes(Out, F);
+  return Out;
+}
+
+Expected<CudaCompiled> deserialize(std::span<const uint8_t> In) {
+  CudaCompiled C;
+  std::string Cubin;
+  std::vector<std::string> F(14);
+  bool Ok = getBytes(In, C.Ir) && getBytes(In, C.Ptx) && getBytes(In, Cubin);
+  for (std::string &Field : F)
+    Ok = Ok && getBytes(In, Field);
+  if (!Ok || !In.empty() || F[11].size() != 3)
+    return Error::make("compile: a malformed result from the compiler child");
+  C.Cubin.assign(Cubin.begin(), Cubin.end());
+  CudaCompileReport &R = C.Report;
+  R.Kernel = F[0];
+  R.Pipeline = F[1];
+  R.Registers = std::stoll(F[2]);
+  R.Spills = std::stoll(F[3]);
+  R.SharedBytes = std::stoll(F[4]);
+  R.LocalBytes = std::stoll(F[5]);
+  R.PtxBytes = std::stoull(F[6]);
+  R.FrontendMs = std::stod(F[7]);
+  R.OptMs = std::stod(F[8]);
+  R.CodegenMs = std::stod(F[9]);
+  R.LinkMs = std::stod(F[10]);
+  R.FrontendCached = F[11][0] == '1';
+  R.PtxCached = F[11][1] == '1';
+  R.CubinCached = F[11][2] == '1';
+  if (!F[12].empty())
+    R.ParamNames = split(F[12], '\n');
+  R.Log = F[13];
+  return C;
+}
+} // namespace
+
+Expected<CudaCompiled> compileCudaKernelIsolated(const CudaCompileOptions &O,
+                                                 double TimeoutSeconds) {
+  auto Start = Clock::now();
+  auto Bytes = runIsolated(
+      [&]() -> Expected<std::vector<uint8_t>> {
+        CudaCompiled C;
+        R3_TRY(moveInto(compileCudaKernel(O), C));
+        return serialize(C);
+      },
+      TimeoutSeconds);
+  if (!Bytes)
+    return Bytes.takeError();
+  CudaCompiled C;
+  R3_TRY(moveInto(deserialize(*Bytes), C));
+  C.Report.CompileMs = msSince(Start);
+  return C;
 }
 
 } // namespace r3

@@ -19,6 +19,10 @@ namespace r3 {
 
 enum class CudaToolchain { Llvm, Nvrtc };
 
+/// "llvm", "nvrtc"; parse gives none for another word.
+const char *cudaToolchainName(CudaToolchain T);
+std::optional<CudaToolchain> parseCudaToolchain(const std::string &Name);
+
 /// __launch_bounds__(MaxThreads, MinBlocks) applied to the kernel's IR;
 /// MinBlocks 0: none.
 struct LaunchBoundsSpec {
@@ -44,6 +48,9 @@ struct CudaCompileOptions {
   std::string Pipeline; ///< empty: default<O3> (LLVM toolchain only)
   int CodegenOpt = 3;   ///< NVPTX codegen and ptxas -O level, 0-3
   std::optional<uint32_t> MaxRegisters;
+  /// Fast, less precise arithmetic: -ffast-math with denormals flushed
+  /// (llvm), --use_fast_math (nvrtc).
+  bool FastMath = false;
   std::optional<LaunchBoundsSpec> Bounds;
   std::optional<Specialization> Specialize;
   std::string CacheDir; ///< empty: no cache
@@ -73,5 +80,11 @@ struct CudaCompiled {
 /// pipeline, no such kernel, ptxas rejects the PTX) is an error whose message
 /// says where and what, ready for a candidate's compile_error.
 Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O);
+
+/// compileCudaKernel in a forked child (compile/Isolate.h): a compiler that
+/// aborts (an LLVM fatal error), crashes or runs past TimeoutSeconds is an
+/// error with its message, never the end of the caller.
+Expected<CudaCompiled> compileCudaKernelIsolated(const CudaCompileOptions &O,
+                                                 double TimeoutSeconds = 300);
 
 } // namespace r3

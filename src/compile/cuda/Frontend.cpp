@@ -60,6 +60,18 @@ std::vector<std::string> clangArgv(const CudaCompileOptions &O,
                                    "-o",
                                    Output,
                                    O.SourcePath};
+  // nvcc adds CUDA 13's Thrust, CUB and libcu++ folder by itself; sources
+  // that include <thrust/...> expect it.
+  std::string Cccl = toolkitDir() + "/include/cccl";
+  struct stat St {};
+  if (::stat(Cccl.c_str(), &St) == 0 && S_ISDIR(St.st_mode)) {
+    Argv.push_back("-isystem");
+    Argv.push_back(Cccl);
+  }
+  if (O.FastMath) {
+    Argv.push_back("-ffast-math");
+    Argv.push_back("-fgpu-flush-denormals-to-zero");
+  }
   Argv.insert(Argv.end(), O.Flags.begin(), O.Flags.end());
   return Argv;
 }

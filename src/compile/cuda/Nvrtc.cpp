@@ -58,6 +58,8 @@ std::vector<std::string> nvrtcOptions(const CudaCompileOptions &O) {
   Opts.insert(Opts.end(), O.Flags.begin(), O.Flags.end());
   if (O.MaxRegisters)
     Opts.push_back("-maxrregcount=" + std::to_string(*O.MaxRegisters));
+  if (O.FastMath)
+    Opts.push_back("--use_fast_math");
   return Opts;
 }
 

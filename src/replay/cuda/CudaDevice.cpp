@@ -7,15 +7,24 @@
 // cubin or the candidate's), globals bound by name, then for each launch a
 // verification run (inputs restored, outputs poisoned when safe), warm-ups
 // and timed runs, each preceded by an untimed restore (and an L2 flush when
-// asked), timed by CUDA events around the launch alone. A fault poisons the
-// context: the result says crashed and that the device is lost, and the
-// server exits after sending it.
+// asked). Each run is timed twice: by CUPTI's activity record of the kernel
+// (its execution on the GPU, as r3 record timed the application's launches:
+// KernelTimer.h) and by CUDA events around the launch (which add the launch
+// overhead); the first is the result's time when CUPTI works. The timed runs
+// stop early once the median is precise enough (adaptive repetitions). A
+// block change gives each launch the grid its rule computes from that
+// launch's recorded values. A fault poisons the context: the result says
+// crashed and that the device is lost, and the server exits after sending
+// it.
 #include "replay/cuda/CudaDevice.h"
 
 #include "capture/CaptureReader.h"
 #include "replay/cuda/CudaApi.h"
 #include "replay/cuda/CudaLaunch.h"
 #include "replay/cuda/DeviceSpace.h"
+#include "replay/cuda/KernelTimer.h"
+#include "replay/LaunchRule.h"
+#include "replay/Stats.h"
 
 #include <chrono>
 #include <map>
@@ -29,6 +38,30 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point T) {
   return std::chrono::duration<double, std::milli>(Clock::now() - T).count();
 }
+
+/// The timed runs of a candidate's launches, summed per repetition: the
+/// first launch decides how many there are (its rule may stop early), the
+/// others take as many.
+struct RunTimes {
+  RepetitionRule Rule;
+  std::vector<uint64_t> Events, Primary;
+  bool AllCupti = true;
+  /// One launch's runs: event times, and the kernels' own (CUPTI) times or
+  /// the event times again when Cupti is false.
+  void add(const std::vector<uint64_t> &E, const std::vector<uint64_t> &P,
+           bool Cupti) {
+    AllCupti &= Cupti;
+    if (Events.empty()) {
+      Events.assign(E.size(), 0);
+      Primary.assign(P.size(), 0);
+      Rule = RepetitionRule{0, static_cast<uint32_t>(E.size()), 0};
+    }
+    for (size_t I = 0; I < E.size() && I < Events.size(); ++I) {
+      Events[I] += E[I];
+      Primary[I] += P[I];
+    }
+  }
+};
 
 /// A loaded module, unloaded when it goes.
 struct Module {
@@ -45,7 +78,8 @@ public:
       : Reader(std::move(R)) {}
   Error open();
   Expected<CandidateResult> evaluate(const Candidate &C,
-                                     const RunningFn &Running) override;
+                                     const RunHooks &Hooks) override;
+  std::string name() const override { return Name; }
 
 private:
   std::vector<SpanRequest> requests() const;
@@ -56,15 +90,26 @@ private:
                                        Module &M, CUfunction &F);
   CandidateResult attributes(CUfunction F) const;
   Expected<bool> poisonSafe(const Candidate &C, uint32_t K, uint32_t L);
+  Expected<LaunchStatus> shapeFor(const Candidate &C, const LaunchData &L,
+                                  CUfunction F, LaunchShape &Shape) const;
   Expected<LaunchStatus> runLaunch(const Candidate &C, LaunchData &L,
                                    CUmodule M, CUfunction F, bool Poison,
+                                   const RunHooks &Hooks, RunTimes &Times,
+                                   CandidateResult &Res);
+  Expected<LaunchStatus> timedRuns(const Candidate &C, const LaunchData &L,
+                                   const RegionAddresses &At,
+                                   const LaunchShape &Shape,
+                                   const RunHooks &Hooks, RunTimes &Times,
                                    CandidateResult &Res);
   Expected<CandidateResult> runAll(const Candidate &C, CUmodule M, CUfunction F,
                                    const std::vector<bool> &Poison,
-                                   CandidateResult Res);
+                                   const RunHooks &Hooks, CandidateResult Res);
   Error flushL2();
 
   std::unique_ptr<CaptureReader> Reader;
+  std::string Name;
+  std::unique_ptr<KernelTimer> Timer; ///< none: events only
+  std::string NoTimer;                ///< why there is no CUPTI timer
   CUdevice Dev = 0;
   CUcontext Ctx = nullptr;
   CUstream Stream = nullptr;
@@ -102,6 +147,14 @@ Error CudaDevice::open() {
       A->cuDeviceGetAttribute(&L2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, Dev),
       "cuDeviceGetAttribute"));
   L2Bytes = static_cast<uint64_t>(L2) * 2;
+  char Buf[256] = {};
+  if (A->cuDeviceGetName(Buf, sizeof Buf - 1, Dev) == CUDA_SUCCESS)
+    Name = Buf;
+  auto T = KernelTimer::start();
+  if (T)
+    Timer = std::move(*T);
+  else
+    NoTimer = T.takeError().message();
   return Error::success();
 }
 
@@ -210,27 +263,64 @@ Error CudaDevice::flushL2() {
                "cuMemsetD8Async");
 }
 
+/// The shape launch L runs with: the candidate's block with the grid its
+/// rule gives for L, its dynamic shared memory and cache preference. A rule
+/// that cannot give a grid, or a shape the function cannot take, is an
+/// invalid launch (the status says why).
+Expected<LaunchStatus> CudaDevice::shapeFor(const Candidate &C,
+                                            const LaunchData &L, CUfunction F,
+                                            LaunchShape &Shape) const {
+  const LaunchInfo &Rec = Reader->launches()[L.index()];
+  Shape = LaunchShape{F, C.Grid.value_or(Rec.Grid), C.Block.value_or(Rec.Block),
+                      C.DynamicShared.value_or(Rec.DynamicSharedBytes)};
+  if (C.Block && !C.Grid) {
+    auto Rule = parseGridRule(C.GridRule.empty() ? "keep-threads" : C.GridRule);
+    LaunchValues V{Rec.Grid, Rec.Block, *C.Block,
+                   paramValues(Rec, Reader->kernels()[Rec.Kernel],
+                               C.ParamNames)};
+    auto G = Rule ? applyGridRule(*Rule, V) : Expected<Dim3>(Rule.takeError());
+    if (!G)
+      return LaunchStatus{FailureKind::InvalidLaunch,
+                          "launch " + std::to_string(L.index()) +
+                              ": the grid rule: " + G.takeError().message(),
+                          false, 0};
+    Shape.Grid = *G;
+  }
+  if (Shape.SharedBytes > 48 * 1024)
+    api().cuFuncSetAttribute(F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(Shape.SharedBytes));
+  static const CUfunc_cache Caches[] = {
+      CU_FUNC_CACHE_PREFER_NONE, CU_FUNC_CACHE_PREFER_SHARED,
+      CU_FUNC_CACHE_PREFER_L1, CU_FUNC_CACHE_PREFER_EQUAL};
+  if (C.Cache != CachePreference::None)
+    R3_TRY(check(api().cuFuncSetCacheConfig(F, Caches[int(C.Cache)]),
+                 "cuFuncSetCacheConfig"));
+  return LaunchStatus{};
+}
+
 /// One launch of a candidate: the verification run, warm-ups, timed runs.
-/// Times go to Res.TimesNs (summed over launches); a failure ends it.
+/// Times go to Res (summed over launches); a failure ends it.
 Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
                                              CUmodule M, CUfunction F,
-                                             bool Poison,
+                                             bool Poison, const RunHooks &Hooks,
+                                             RunTimes &Times,
                                              CandidateResult &Res) {
   std::string Why;
   RegionAddresses At;
   R3_TRY(moveInto(bindRegions(L, M, Why), At));
   if (!Why.empty())
     return LaunchStatus{FailureKind::WrongResult, Why, false, 0};
-  LaunchShape Shape{F, C.Grid.value_or(L.info().Grid),
-                    C.Block.value_or(L.info().Block),
-                    L.info().DynamicSharedBytes};
-  if (Shape.SharedBytes > 48 * 1024)
-    api().cuFuncSetAttribute(F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                             static_cast<int>(Shape.SharedBytes));
+  LaunchShape Shape;
+  LaunchStatus St;
+  R3_TRY(moveInto(shapeFor(C, L, F, Shape), St));
+  if (St.Failure != FailureKind::None)
+    return St;
+  if (Hooks.Tick)
+    Hooks.Tick();
   auto T = Clock::now();
   R3_TRY(restore(L, At, Stream, Poison));
   Res.RestoreMs += msSince(T);
-  LaunchStatus St = launchOnce(L, Shape, Stream, Start, Stop);
+  St = launchOnce(L, Shape, Stream, Start, Stop);
   if (St.Failure != FailureKind::None)
     return St;
   VerifyReport V;
@@ -239,40 +329,79 @@ Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
     return LaunchStatus{
         FailureKind::WrongResult,
         "launch " + std::to_string(L.index()) + ": " + V.message(), false, 0};
-  uint32_t Runs = C.Warmup + C.Repetitions;
-  Res.TimesNs.resize(C.Repetitions);
-  for (uint32_t I = 0; I < Runs; ++I) {
-    T = Clock::now();
+  return timedRuns(C, L, At, Shape, Hooks, Times, Res);
+}
+
+/// The warm-ups and timed runs of one launch, each after an untimed restore.
+/// Times.Rule says how many timed runs; with CUPTI, an adaptive rule reads
+/// the kernels' durations after each run.
+Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
+                                             const LaunchData &L,
+                                             const RegionAddresses &At,
+                                             const LaunchShape &Shape,
+                                             const RunHooks &Hooks,
+                                             RunTimes &Times,
+                                             CandidateResult &Res) {
+  LaunchStatus St;
+  std::vector<uint64_t> Events;
+  std::optional<std::vector<uint64_t>> Kernel;
+  bool UseCupti = Timer != nullptr;
+  bool Adaptive = Times.Rule.Min > 0 && Times.Rule.Min < Times.Rule.Max;
+  for (uint32_t I = 0;; ++I) {
+    const std::vector<uint64_t> &Sofar = UseCupti && Kernel ? *Kernel : Events;
+    if (I >= C.Warmup && Times.Rule.enough(Sofar))
+      break;
+    if (Hooks.Tick)
+      Hooks.Tick();
+    auto T = Clock::now();
     R3_TRY(restore(L, At, Stream, false));
     Res.RestoreMs += msSince(T);
     if (C.FlushL2)
       R3_TRY(flushL2());
+    if (UseCupti && I == C.Warmup)
+      R3_TRY(Timer->clear());
     St = launchOnce(L, Shape, Stream, Start, Stop);
     if (St.Failure != FailureKind::None)
       return St;
-    if (I >= C.Warmup)
-      Res.TimesNs[I - C.Warmup] += St.Ns;
+    if (I < C.Warmup)
+      continue;
+    Events.push_back(St.Ns);
+    if (UseCupti && (Adaptive || Times.Rule.enough(Events))) {
+      R3_TRY(moveInto(Timer->durations(Events.size()), Kernel));
+      UseCupti = Kernel.has_value();
+    }
   }
+  Times.add(Events, UseCupti ? *Kernel : Events, UseCupti);
   return St;
 }
 
-Expected<CandidateResult> CudaDevice::runAll(const Candidate &C, CUmodule M,
-                                             CUfunction F,
-                                             const std::vector<bool> &Poison,
-                                             CandidateResult Res) {
+Expected<CandidateResult>
+CudaDevice::runAll(const Candidate &C, CUmodule M, CUfunction F,
+                   const std::vector<bool> &Poison, const RunHooks &Hooks,
+                   CandidateResult Res) {
+  RunTimes Times{RepetitionRule{C.MinRepetitions, C.Repetitions, C.TargetCi}};
+  auto Begin = Clock::now();
   for (size_t I = 0; I < C.Launches.size(); ++I) {
     LaunchData *L;
     R3_TRY(moveInto(launch(C.Launches[I]), L));
     LaunchStatus St;
-    R3_TRY(moveInto(runLaunch(C, *L, M, F, Poison[I], Res), St));
+    R3_TRY(moveInto(
+        runLaunch(C, *L, M, F, Poison[I], Hooks, Times, Res), St));
     if (St.Failure != FailureKind::None) {
       CandidateResult Failed = failedResult(St.Failure, St.Message);
       Failed.DeviceLost = St.DeviceLost;
       Failed.Registers = Res.Registers;
       Failed.SharedBytes = Res.SharedBytes;
+      Failed.BusyMs = msSince(Begin);
       return Failed;
     }
   }
+  Res.BusyMs = msSince(Begin);
+  Res.TimesNs = Times.Primary;
+  Res.EventTimesNs = Times.Events;
+  Res.Timer = Times.AllCupti && Timer ? "cupti" : "events";
+  if (!Timer && !NoTimer.empty())
+    Res.Message = "timed with events: " + NoTimer;
   Res.Verified = true;
   return Res;
 }
@@ -292,6 +421,7 @@ Expected<bool> CudaDevice::poisonSafe(const Candidate &C, uint32_t K,
   Probe.Block.reset();
   Probe.Warmup = 0;
   Probe.Repetitions = 0;
+  Probe.MinRepetitions = 0;
   Module M;
   CUfunction F = nullptr;
   CandidateResult Loaded;
@@ -302,8 +432,11 @@ Expected<bool> CudaDevice::poisonSafe(const Candidate &C, uint32_t K,
   LaunchData *D;
   R3_TRY(moveInto(launch(L), D));
   CandidateResult Scratch;
+  RunTimes Times{RepetitionRule{0, 0, 0}};
   LaunchStatus St;
-  R3_TRY(moveInto(runLaunch(Probe, *D, M.M, F, true, Scratch), St));
+  R3_TRY(moveInto(runLaunch(Probe, *D, M.M, F, true, RunHooks{}, Times,
+                            Scratch),
+                  St));
   if (St.DeviceLost)
     return makeError("the recorded kernel '", C.Kernel,
                      "' crashed with its outputs poisoned (", St.Message,
@@ -313,7 +446,7 @@ Expected<bool> CudaDevice::poisonSafe(const Candidate &C, uint32_t K,
 }
 
 Expected<CandidateResult> CudaDevice::evaluate(const Candidate &C,
-                                               const RunningFn &Running) {
+                                               const RunHooks &Hooks) {
   uint32_t K;
   R3_TRY(moveInto(findKernel(C), K));
   if (C.Launches.empty())
@@ -346,9 +479,9 @@ Expected<CandidateResult> CudaDevice::evaluate(const Candidate &C,
   };
   if (!Loaded.Verified)
     return Described(std::move(Loaded));
-  R3_TRY(Running(Info));
+  R3_TRY(Hooks.Running(Info));
   CandidateResult Res = attributes(F);
-  R3_TRY(moveInto(runAll(C, M.M, F, Poison, std::move(Res)), Res));
+  R3_TRY(moveInto(runAll(C, M.M, F, Poison, Hooks, std::move(Res)), Res));
   return Described(std::move(Res));
 }
 } // namespace

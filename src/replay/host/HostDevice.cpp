@@ -5,8 +5,10 @@
 
 #include "capture/CaptureReader.h"
 #include "replay/host/LaunchRunner.h"
+#include "support/Machine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 namespace r3 {
@@ -18,7 +20,8 @@ public:
       : Reader(std::move(R)) {}
   Error reserve();
   Expected<CandidateResult> evaluate(const Candidate &C,
-                                     const RunningFn &Running) override;
+                                     const RunHooks &Hooks) override;
+  std::string name() const override { return hostCpuName(); }
 
 private:
   Expected<uint32_t> findKernel(const Candidate &C) const;
@@ -33,7 +36,8 @@ private:
                                 int OptLevel);
   Expected<CandidateResult> runAll(const Candidate &C, HostEntry Entry,
                                    const KernelSignature &Sig,
-                                   const std::vector<Poisoning> &Poison);
+                                   const std::vector<Poisoning> &Poison,
+                                   const RunHooks &Hooks);
 
   std::unique_ptr<CaptureReader> Reader;
   std::unique_ptr<AddressReservation> Space;
@@ -138,16 +142,22 @@ Expected<Poisoning> HostDevice::poisoning(const Candidate &C, uint32_t K,
   return Safe ? Poisoning::On : Poisoning::Off;
 }
 
+/// Each launch's runs; the first launch decides how many timed runs there
+/// are (adaptive repetitions), the others take as many, so that the times
+/// of one repetition add up over the launches.
 Expected<CandidateResult>
 HostDevice::runAll(const Candidate &C, HostEntry Entry,
                    const KernelSignature &Sig,
-                   const std::vector<Poisoning> &Poison) {
+                   const std::vector<Poisoning> &Poison, const RunHooks &Hooks) {
   CandidateResult Res;
+  Res.Timer = "host";
+  auto Start = std::chrono::steady_clock::now();
+  RepetitionRule Reps{C.MinRepetitions, C.Repetitions, C.TargetCi};
   for (size_t I = 0; I < C.Launches.size(); ++I) {
     const LaunchImage *L;
     R3_TRY(moveInto(image(C.Launches[I]), L));
-    RunSettings S{C.Warmup, C.Repetitions, C.TimeoutSeconds, Poison[I],
-                  C.Verify};
+    RunSettings S{C.Warmup, Reps,     C.TimeoutSeconds,
+                  Poison[I], C.Verify, Hooks.Tick};
     LaunchOutcome O;
     R3_TRY(moveInto(runLaunch(*Space, *L, Entry, Sig, S), O));
     if (O.Failure != FailureKind::None)
@@ -155,13 +165,18 @@ HostDevice::runAll(const Candidate &C, HostEntry Entry,
     Res.TimesNs.resize(O.TimesNs.size());
     for (size_t R = 0; R < O.TimesNs.size(); ++R)
       Res.TimesNs[R] += O.TimesNs[R];
+    uint32_t Taken = static_cast<uint32_t>(O.TimesNs.size());
+    Reps = RepetitionRule{0, Taken, 0};
   }
+  Res.BusyMs = std::chrono::duration<double, std::milli>(
+                   std::chrono::steady_clock::now() - Start)
+                   .count();
   Res.Verified = true;
   return Res;
 }
 
 Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
-                                               const RunningFn &Running) {
+                                               const RunHooks &Hooks) {
   uint32_t K;
   R3_TRY(moveInto(findKernel(C), K));
   if (C.Launches.empty())
@@ -220,8 +235,8 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
     return Described(
         failedResult(FailureKind::CompileError, Entry.takeError().message()));
   Info.CompileMs = Report.CompileMs;
-  R3_TRY(Running(Info));
-  auto Res = runAll(C, *Entry, *Sig, Poison);
+  R3_TRY(Hooks.Running(Info));
+  auto Res = runAll(C, *Entry, *Sig, Poison, Hooks);
   // A long-lived server must not keep every candidate's code.
   R3_TRY(Jit->release(*Entry));
   if (!Res)

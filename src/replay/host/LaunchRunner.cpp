@@ -72,6 +72,8 @@ LaunchOutcome verificationRun(const LaunchImage &L, HostEntry Entry,
                               const KernelSignature &Sig,
                               const RunSettings &S) {
   LaunchOutcome O;
+  if (S.Tick)
+    S.Tick();
   restore(L);
   if (S.Poison == Poisoning::On)
     poison(L);
@@ -97,7 +99,9 @@ LaunchOutcome timedRuns(const LaunchImage &L, HostEntry Entry,
                         const RunSettings &S) {
   LaunchOutcome O;
   uint64_t Ret;
-  for (uint32_t I = 0; I < S.Warmup + S.Repetitions; ++I) {
+  for (uint32_t I = 0; I < S.Warmup || !S.Reps.enough(O.TimesNs); ++I) {
+    if (S.Tick)
+      S.Tick();
     restore(L);
     uint64_t Ns = timedCall(Entry, L, Ret);
     if (Ns > S.TimeoutSeconds * 1e9) {
@@ -210,6 +214,7 @@ bool verifiesPoisoned(AddressReservation &Space, const LaunchImage &L,
     ::alarm(static_cast<unsigned>(std::ceil(S.TimeoutSeconds)) + 1);
     RunSettings Probe = S;
     Probe.Poison = Poisoning::On;
+    Probe.Tick = nullptr; // only the server itself talks to the client
     LaunchOutcome O = verificationRun(L, Entry, Sig, Probe);
     ::_exit(O.Failure == FailureKind::None ? 0 : 1);
   }

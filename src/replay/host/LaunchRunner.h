@@ -7,10 +7,12 @@
 #include "capture/CaptureReader.h"
 #include "compile/host/HostJit.h"
 #include "replay/Candidate.h"
+#include "replay/Stats.h"
 #include "replay/Verify.h"
 #include "replay/host/RegionMap.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,10 +48,12 @@ enum class Poisoning { Off, On };
 
 struct RunSettings {
   uint32_t Warmup = 0;
-  uint32_t Repetitions = 1;
+  /// Timed runs: Reps.Max, or fewer once the median is precise enough.
+  RepetitionRule Reps{0, 1, 0};
   double TimeoutSeconds = 10;
   Poisoning Poison = Poisoning::Off;
   VerifySettings Verify;
+  std::function<void()> Tick; ///< before each run; may be empty
 };
 
 /// How one launch went.

@@ -1,0 +1,221 @@
+// A worker's compiles (WorkerCompile.h). A CUDA source is written once to a
+// stable path under the compile cache (its name derived from its text), so
+// that the front-end stage's cache key, which includes the path, is the
+// same for every worker and every resume of a campaign.
+#include "campaign/WorkerCompile.h"
+
+#include "capture/CaptureReader.h"
+#include "compile/host/HostJit.h"
+#include "replay/LaunchRule.h"
+#include "support/FileUtil.h"
+#include "support/Paths.h"
+#include "support/Sha256.h"
+#include "support/StringUtil.h"
+#ifdef R3_HAVE_CUDA
+#include "compile/cuda/CudaCompiler.h"
+#endif
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+namespace r3 {
+
+namespace {
+namespace fs = std::filesystem;
+
+double msSince(std::chrono::steady_clock::time_point T) {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now() - T).count();
+}
+
+/// Everything that determines a job's code, as one key.
+std::string codeKey(const WorkerJob &J) {
+  const SourceJob &S = *J.Source;
+  return sha256Hex(join({S.Text, S.FileName, join(S.Flags, "\n"), S.Toolchain,
+                         std::to_string(S.MaxRegisters),
+                         S.FastMath ? "fast" : "", S.LaunchBounds, S.Specialize,
+                         J.Work.Kernel, J.Work.Pipeline,
+                         std::to_string(J.Work.CodegenOpt), J.Capture},
+                        std::string_view("\0", 1)));
+}
+
+/// The source's text at a path that depends only on the text and the name.
+Expected<std::string> stableSource(const SourceJob &S,
+                                   const std::string &CacheDir) {
+  fs::path Dir = fs::path(CacheDir) / "sources" / sha256Hex(S.Text).substr(0, 24);
+  fs::path File = Dir / fs::path(S.FileName).filename();
+  if (pathExists(File.string()))
+    return File.string();
+  std::error_code EC;
+  fs::create_directories(Dir, EC);
+  if (EC)
+    return makeError(Dir.string(), ": cannot create the folder: ",
+                     EC.message());
+  R3_TRY(writeFileAtomically(File.string(), S.Text));
+  return File.string();
+}
+} // namespace
+
+JobCompiler::JobCompiler(std::string Scratch) : Scratch(std::move(Scratch)) {}
+JobCompiler::~JobCompiler() = default;
+
+Expected<const CaptureReader *> JobCompiler::capture(const std::string &Path) {
+  auto It = Captures.find(Path);
+  if (It == Captures.end()) {
+    std::unique_ptr<CaptureReader> R;
+    R3_TRY(moveInto(CaptureReader::open(Path), R));
+    It = Captures.emplace(Path, std::move(R)).first;
+  }
+  return It->second.get();
+}
+
+Expected<std::vector<uint8_t>> JobCompiler::hostBitcode(const WorkerJob &J) {
+  const SourceJob &S = *J.Source;
+  fs::path Dir = fs::path(Scratch) / codeKey(J).substr(0, 16);
+  std::error_code EC;
+  fs::create_directories(Dir, EC);
+  fs::path File = Dir / fs::path(S.FileName).filename();
+  std::ofstream(File, std::ios::binary) << S.Text;
+  auto Bitcode = compileHostSource(File.string(), J.Work.Kernel, S.Flags);
+  fs::remove_all(Dir, EC);
+  return Bitcode;
+}
+
+#ifdef R3_HAVE_CUDA
+namespace {
+Expected<std::optional<LaunchBoundsSpec>> boundsOf(const std::string &Text) {
+  if (Text.empty())
+    return std::optional<LaunchBoundsSpec>();
+  std::vector<std::string> Parts = split(Text, ',');
+  auto T = parseUnsigned(Parts[0]);
+  std::optional<uint64_t> B = Parts.size() > 1 ? parseUnsigned(Parts[1]) : 0;
+  if (!T || !B || Parts.size() > 2)
+    return makeError("launch bounds '", Text, "': expected T or T,B");
+  return std::optional<LaunchBoundsSpec>(LaunchBoundsSpec{
+      static_cast<uint32_t>(*T), static_cast<uint32_t>(*B)});
+}
+
+/// The recorded values a specialized kernel folds in: the first launch of
+/// the candidate, with the grid its block change gives.
+Expected<Specialization> specializationOf(const WorkerJob &J,
+                                          const CaptureReader &R) {
+  const LaunchInfo &L = R.launches().at(J.Work.Launches.at(0));
+  const KernelInfo &K = R.kernels().at(L.Kernel);
+  Specialization S{J.Source->Specialize == "args",
+                   J.Source->Specialize == "dims",
+                   K.Params,
+                   L.Params,
+                   L.Grid,
+                   L.Block};
+  if (J.Work.Block) {
+    GridRule Rule;
+    R3_TRY(moveInto(parseGridRule(J.Work.GridRule.empty() ? "keep-threads"
+                                                          : J.Work.GridRule),
+                    Rule));
+    LaunchValues V{L.Grid, L.Block, *J.Work.Block, paramValues(L, K)};
+    R3_TRY(moveInto(applyGridRule(Rule, V), S.Grid));
+    S.Block = *J.Work.Block;
+  }
+  return S;
+}
+} // namespace
+
+Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &J,
+                                                      double &Ms) {
+  const SourceJob &S = *J.Source;
+  const CaptureReader *R;
+  R3_TRY(moveInto(capture(J.Capture), R));
+  CudaCompileOptions O;
+  O.CacheDir = defaultCacheDir();
+  R3_TRY(moveInto(stableSource(S, O.CacheDir), O.SourcePath));
+  O.Flags = S.Flags;
+  O.Kernel = J.Work.Kernel;
+  O.ComputeMajor = R->header().Device.ComputeMajor;
+  O.ComputeMinor = R->header().Device.ComputeMinor;
+  auto T = parseCudaToolchain(S.Toolchain.empty() ? "llvm" : S.Toolchain);
+  if (!T)
+    return makeError("toolchain '", S.Toolchain, "' is not llvm or nvrtc");
+  O.Toolchain = *T;
+  O.Pipeline = J.Work.Pipeline;
+  if (J.Work.CodegenOpt >= 0)
+    O.CodegenOpt = J.Work.CodegenOpt;
+  if (S.MaxRegisters)
+    O.MaxRegisters = S.MaxRegisters;
+  O.FastMath = S.FastMath;
+  R3_TRY(moveInto(boundsOf(S.LaunchBounds), O.Bounds));
+  if (S.Specialize == "args" || S.Specialize == "dims") {
+    Specialization Sp;
+    R3_TRY(moveInto(specializationOf(J, *R), Sp));
+    O.Specialize = Sp;
+  }
+  CudaCompiled C;
+  R3_TRY(moveInto(compileCudaKernelIsolated(O), C));
+  Ms = C.Report.CompileMs;
+  return CudaDone{std::move(C.Cubin), C.Report.ParamNames, C.Report.Spills};
+}
+#else
+Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &,
+                                                      double &) {
+  return Error::make("this r3 was built without the CUDA backend");
+}
+#endif
+
+/// The host front end's key: the pipeline runs later, in the server.
+static std::string hostKey(const WorkerJob &J) {
+  const SourceJob &S = *J.Source;
+  return sha256Hex(S.Text + '\0' + join(S.Flags, "\n") + '\0' +
+                   J.Work.Kernel + '\0' + S.FileName);
+}
+
+JobCompiled JobCompiler::compile(WorkerJob &J) {
+  JobCompiled Out;
+  if (!J.Source)
+    return Out;
+  auto T0 = std::chrono::steady_clock::now();
+  // Whole results are kept for a campaign's repeats (launch-only variants
+  // of one source); the disk cache keeps the stages beyond this bound.
+  if (HostCache.size() + CudaCache.size() > 2048) {
+    HostCache.clear();
+    CudaCache.clear();
+  }
+  std::string Key = J.Target == Backend::Host ? hostKey(J) : codeKey(J);
+  if (J.Target == Backend::Host) {
+    auto It = HostCache.find(Key);
+    if (It == HostCache.end()) {
+      auto Bitcode = hostBitcode(J);
+      Out.CompileMs = msSince(T0);
+      if (!Bitcode) {
+        Out.Failed = failedResult(FailureKind::CompileError,
+                                  Bitcode.takeError().message());
+        return Out;
+      }
+      It = HostCache.emplace(Key, std::move(*Bitcode)).first;
+    }
+    J.Work.Code = CodeKind::Bitcode;
+    J.Work.Image = It->second;
+    Out.CompileMs = msSince(T0);
+    return Out;
+  }
+  auto It = CudaCache.find(Key);
+  if (It == CudaCache.end()) {
+    double Ms = 0;
+    auto Done = cudaCubin(J, Ms);
+    Out.CompileMs = msSince(T0);
+    if (!Done) {
+      Out.Failed = failedResult(FailureKind::CompileError,
+                                Done.takeError().message());
+      return Out;
+    }
+    It = CudaCache.emplace(Key, std::move(*Done)).first;
+  }
+  J.Work.Code = CodeKind::Cubin;
+  J.Work.Image = It->second.Cubin;
+  J.Work.ParamNames = It->second.ParamNames;
+  if (It->second.Spills >= 0)
+    Out.Spills = It->second.Spills;
+  Out.CompileMs = msSince(T0);
+  return Out;
+}
+
+} // namespace r3

@@ -1,0 +1,54 @@
+// What a campaign worker compiles: the source of a job into the code its
+// candidate runs. On the host backend, the front end (clang-19 to bitcode;
+// the pipeline runs in the replay server's JIT). On the CUDA backend, the
+// whole variant compiler (front end, pipeline, NVPTX, nvJitLink; or NVRTC)
+// in a forked child, so that a compiler that aborts is a compile_error and
+// not a dead worker. The stages are cached on disk (the compile cache) and
+// whole results in memory, so that a launch-only candidate compiles nothing.
+#pragma once
+
+#include "campaign/WorkerProtocol.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace r3 {
+
+class CaptureReader;
+
+/// What compiling a job gave beside its code.
+struct JobCompiled {
+  std::optional<CandidateResult> Failed; ///< a compile error, as the result
+  double CompileMs = 0;
+  std::optional<int64_t> Spills; ///< cuda: from the compile report
+};
+
+class JobCompiler {
+public:
+  /// Scratch: a folder this compiler may write (sources of host jobs).
+  explicit JobCompiler(std::string Scratch);
+  ~JobCompiler();
+
+  /// Compiles J.Source into J.Work (its code and, on CUDA, the kernel's
+  /// parameter names that grid rules may use).
+  JobCompiled compile(WorkerJob &J);
+
+private:
+  struct CudaDone {
+    std::vector<uint8_t> Cubin;
+    std::vector<std::string> ParamNames;
+    int64_t Spills = -1;
+  };
+  Expected<std::vector<uint8_t>> hostBitcode(const WorkerJob &J);
+  Expected<CudaDone> cudaCubin(const WorkerJob &J, double &Ms);
+  Expected<const CaptureReader *> capture(const std::string &Path);
+
+  std::string Scratch;
+  std::map<std::string, std::vector<uint8_t>> HostCache;
+  std::map<std::string, CudaDone> CudaCache;
+  std::map<std::string, std::unique_ptr<CaptureReader>> Captures;
+};
+
+} // namespace r3

@@ -1,0 +1,22 @@
+// What this machine has, read from /proc and the environment without
+// touching a device: the CPU's model name, and the GPUs a process started
+// here would see (so that a campaign's coordinator, which never initializes
+// CUDA, can give each worker its own GPU).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace r3 {
+
+/// The CPU's model name from /proc/cpuinfo ("cpu" when it says none).
+std::string hostCpuName();
+
+/// The GPUs a CUDA process started with this environment would see, as the
+/// words CUDA_VISIBLE_DEVICES takes: that variable's entries when it is set
+/// (none when it is empty), else "0" to "N-1" for the N GPUs the NVIDIA
+/// driver lists under /proc/driver/nvidia/gpus; empty when there is no
+/// driver.
+std::vector<std::string> visibleGpus();
+
+} // namespace r3
