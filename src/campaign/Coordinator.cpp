@@ -763,7 +763,7 @@ Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
     K.Baselines.push_back(S.Median);
     return H
         .addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
-                      R.Finished, Committed})
+                      R.Finished, Committed, R.Result.BusyMs, R.Started})
         .takeError();
   }
   EvaluationRow E;
@@ -785,8 +785,9 @@ Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
     SinceBaseline[W] = 0; // this worker has just measured it
   if (F.Level == "baseline" && R.Result.Verified) {
     K.Baselines.push_back(S.Median);
+    // The evaluation holds its device time already.
     R3_TRY(H.addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
-                          R.Finished, Committed})
+                          R.Finished, Committed, 0, R.Started})
                .takeError());
   }
   std::optional<double> Before = K.BestMs;

@@ -45,6 +45,14 @@ public:
       : C(C), O(O), Obs(Obs), H(H), Co(C, H, N), Slots(N) {
     for (unsigned W = 0; W < N && !Gpus.empty(); ++W)
       Slots[W].Gpu = Gpus[W % Gpus.size()];
+    // A GPU worker compiles several queued candidates at once (a front end
+    // takes longer than most kernels' runs), and keeps as many queued plus
+    // the one running; a host worker has a core of its own and one compile.
+    if (C.Target == Backend::Cuda) {
+      unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
+      Compilers = std::clamp(Cores / std::max(1u, N), 1u, 4u);
+    }
+    Depth = std::max(std::max(1u, O.QueueDepth), Compilers + 1);
   }
   Expected<TuneSummary> run();
 
@@ -65,11 +73,13 @@ private:
   Coordinator Co;
   std::vector<WorkerSlot> Slots;
   Clock::time_point LastReport;
+  unsigned Compilers = 1; ///< compile threads per worker
+  unsigned Depth = 2;     ///< jobs queued per worker
 };
 
 Error Loop::startWorker(unsigned W) {
   WorkerSlot &S = Slots[W];
-  auto P = WorkerProcess::spawn(W, S.Gpu);
+  auto P = WorkerProcess::spawn(W, S.Gpu, Compilers);
   if (!P)
     return P.takeError();
   S.Process = std::move(*P);
@@ -88,7 +98,7 @@ Error Loop::fill(bool &Dispatched) {
   R3_TRY(Co.pumpLlm());
   for (unsigned W = 0; W < Slots.size(); ++W) {
     WorkerSlot &S = Slots[W];
-    while (S.Alive && S.Jobs.size() < std::max(1u, O.QueueDepth)) {
+    while (S.Alive && S.Jobs.size() < Depth) {
       std::optional<InFlight> F;
       R3_TRY(moveInto(Co.next(W), F));
       if (!F)

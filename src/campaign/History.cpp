@@ -83,7 +83,7 @@ constexpr const char *EvaluationColumns =
     "e.message, e.times_ms, e.compile_ms, e.registers, e.spills, "
     "e.shared_bytes, e.pipeline, e.codegen_opt, e.poisoned, e.sandbox, "
     "e.median_ms, e.ci_lo_ms, e.ci_hi_ms, e.min_ms, e.eval_ms, e.started, "
-    "e.finished";
+    "e.finished, e.timer, e.event_times_ms, e.busy_ms";
 
 /// times_ms: a JSON array of milliseconds, from nanoseconds and back.
 std::string timesJson(const std::vector<uint64_t> &TimesNs) {
@@ -139,6 +139,10 @@ Error readEvaluation(const Statement &S, EvaluationRow &R, int At) {
   R.EvalMs = S.real(At + 20);
   R.Started = S.real(At + 21);
   R.Finished = S.real(At + 22);
+  R.Result.Timer = S.text(At + 23);
+  if (Error E = parseTimes(S.text(At + 24), R.Result.EventTimesNs))
+    return std::move(E).context("evaluation " + std::to_string(R.Id));
+  R.Result.BusyMs = S.real(At + 25);
   return Error::success();
 }
 
@@ -173,6 +177,8 @@ Error readBaseline(const Statement &S, BaselineRow &R) {
   R.CiHiMs = S.real(6);
   R.Measured = S.real(7);
   R.AfterEvaluations = static_cast<uint64_t>(S.integer(8));
+  R.BusyMs = S.real(9);
+  R.Started = S.real(10);
   return Error::success();
 }
 
@@ -569,8 +575,9 @@ Expected<int64_t> History::addEvaluation(const EvaluationRow &E) {
       "INSERT INTO evaluations (candidate_id, verified, failure, message, "
       "times_ms, repetitions, compile_ms, registers, spills, shared_bytes, "
       "pipeline, codegen_opt, poisoned, sandbox, median_ms, ci_lo_ms, "
-      "ci_hi_ms, min_ms, eval_ms, worker, device, started, finished) VALUES "
-      "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+      "ci_hi_ms, min_ms, eval_ms, worker, device, started, finished, timer, "
+      "event_times_ms, busy_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   const CandidateResult &R = E.Result;
   std::optional<std::string> Failure;
   if (R.Failure != FailureKind::None)
@@ -579,7 +586,8 @@ Expected<int64_t> History::addEvaluation(const EvaluationRow &E) {
          R.TimesNs.size(), R.CompileMs, R.Registers, R.Spills, R.SharedBytes,
          R.Pipeline, R.CodegenOpt, R.Poisoned, R.Sandbox, timing(E, E.MedianMs),
          timing(E, E.CiLoMs), timing(E, E.CiHiMs), timing(E, E.MinMs), E.EvalMs,
-         E.Worker, E.Device, E.Started, E.Finished);
+         E.Worker, E.Device, E.Started, E.Finished, R.Timer,
+         timesJson(R.EventTimesNs), R.BusyMs);
   if (Error Err = S.run()) {
     if (S.extendedCode() == SQLITE_CONSTRAINT_UNIQUE)
       return makeError(Path, ": candidate ", E.CandidateId,
@@ -622,9 +630,10 @@ Expected<int64_t> History::addBaseline(const BaselineRow &B) {
   Statement S(Db, Path, "adding a baseline");
   R3_TRY(S.prepare("INSERT INTO baselines (kernel_id, worker, device, "
                    "median_ms, ci_lo_ms, ci_hi_ms, measured, "
-                   "after_evaluations) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+                   "after_evaluations, busy_ms, started) VALUES (?, ?, ?, ?, "
+                   "?, ?, ?, ?, ?, ?)"));
   R3_TRY(S.bind(B.KernelId, B.Worker, B.Device, B.MedianMs, B.CiLoMs, B.CiHiMs,
-                B.Measured, B.AfterEvaluations)
+                B.Measured, B.AfterEvaluations, B.BusyMs, B.Started)
              .run());
   return sqlite3_last_insert_rowid(Db);
 }
@@ -632,8 +641,9 @@ Expected<int64_t> History::addBaseline(const BaselineRow &B) {
 Expected<std::vector<BaselineRow>> History::baselines(int64_t KernelId) {
   Statement S(Db, Path, "reading the baselines");
   R3_TRY(S.prepare("SELECT id, kernel_id, worker, device, median_ms, "
-                   "ci_lo_ms, ci_hi_ms, measured, after_evaluations FROM "
-                   "baselines WHERE ?1 = 0 OR kernel_id = ?1 ORDER BY id"));
+                   "ci_lo_ms, ci_hi_ms, measured, after_evaluations, busy_ms, "
+                   "started FROM baselines WHERE ?1 = 0 OR kernel_id = ?1 "
+                   "ORDER BY id"));
   S.bind(KernelId);
   return collect<BaselineRow>(S, readBaseline);
 }

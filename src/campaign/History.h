@@ -24,7 +24,7 @@ struct sqlite3;
 namespace r3 {
 
 /// The schema version this build writes (PRAGMA user_version).
-inline constexpr int HistorySchemaVersion = 2;
+inline constexpr int HistorySchemaVersion = 3;
 
 enum class HistoryMode {
   Create,  ///< create the file (an error if it exists)
@@ -80,7 +80,8 @@ struct EvaluationRow {
   int64_t Id = 0, CandidateId = 0;
   int64_t Worker = 0;
   std::string Device;
-  CandidateResult Result; ///< TimesNs kept as times_ms JSON
+  /// TimesNs kept as times_ms JSON, EventTimesNs as event_times_ms
+  CandidateResult Result;
   double MedianMs = 0, CiLoMs = 0, CiHiMs = 0, MinMs = 0;
   double EvalMs = 0;
   double Started = 0, Finished = 0; ///< seconds since the epoch
@@ -90,8 +91,10 @@ struct BaselineRow {
   int64_t Id = 0, KernelId = 0, Worker = 0;
   std::string Device;
   double MedianMs = 0, CiLoMs = 0, CiHiMs = 0;
-  double Measured = 0;
+  double Measured = 0;           ///< when it finished (seconds since the epoch)
   uint64_t AfterEvaluations = 0; ///< evaluations done when measured
+  double BusyMs = 0;             ///< its runs' time on the device
+  double Started = 0;            ///< 0 in histories older than version 3
 };
 
 struct ArchiveRow {

@@ -156,7 +156,19 @@ CREATE TABLE llm_calls (
 CREATE INDEX llm_calls_by_kernel ON llm_calls(kernel_id);
 )sql";
 
-constexpr Migration Migrations[] = {{1, SchemaV1}, {2, SchemaV2}};
+/// Version 3: how each evaluation was timed and how long it kept its device
+/// busy (the GPU busy fraction of `r3 status`), and the event-timed
+/// repetitions beside the kernel-timed ones on the CUDA backend. Older rows
+/// read as untimed ('' and 0).
+constexpr const char *SchemaV3 = R"sql(
+ALTER TABLE evaluations ADD COLUMN timer TEXT NOT NULL DEFAULT '';
+ALTER TABLE evaluations ADD COLUMN event_times_ms TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE evaluations ADD COLUMN busy_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE baselines ADD COLUMN busy_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE baselines ADD COLUMN started REAL NOT NULL DEFAULT 0;
+)sql";
+
+constexpr Migration Migrations[] = {{1, SchemaV1}, {2, SchemaV2}, {3, SchemaV3}};
 static_assert(std::size(Migrations) == HistorySchemaVersion,
               "one migration step per schema version");
 

@@ -13,6 +13,7 @@
 #include "replay/ServerClient.h"
 #include "support/Machine.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -90,23 +91,25 @@ struct Prepared {
 
 class Worker {
 public:
-  Worker(int In, int Out) : In(In), Out(Out) {}
+  Worker(int In, int Out, unsigned Compilers)
+      : In(In), Out(Out), Compilers(Compilers) {}
   Error run();
 
 private:
-  void frontEndLoop();
+  void compileLoop(JobCompiler &Compiler);
   void runnerLoop();
-  Prepared prepare(WorkerJob J);
+  Prepared prepare(WorkerJob J, JobCompiler &Compiler);
   CandidateResult evaluate(const WorkerJob &J, std::string &Device);
   Expected<ServerClient *> server(const std::string &Capture);
   void send(const std::vector<uint8_t> &Message);
   void killServers();
 
   int In, Out;
+  unsigned Compilers;
+  std::atomic<unsigned> CompilersLeft{0};
   std::mutex OutLock, ServersLock;
   Queue<WorkerJob> Jobs;
   Queue<Prepared> Ready;
-  std::unique_ptr<JobCompiler> Compiler;
   std::map<std::string, std::unique_ptr<ServerClient>> Servers;
   std::string Scratch;
 };
@@ -117,30 +120,37 @@ void Worker::send(const std::vector<uint8_t> &Message) {
   (void)writeMessage(Out, Message);
 }
 
-Prepared Worker::prepare(WorkerJob J) {
+Prepared Worker::prepare(WorkerJob J, JobCompiler &Compiler) {
   Prepared P;
   P.Started = nowSeconds();
-  P.Compiled = Compiler->compile(J);
+  P.Compiled = Compiler.compile(J);
   P.Job = std::move(J);
   return P;
 }
 
-void Worker::frontEndLoop() {
+/// One compile thread; the last one to finish closes the runner's queue.
+/// Each has its own compiler (its own in-memory results; the disk cache is
+/// shared), so that compiles of different jobs run side by side.
+void Worker::compileLoop(JobCompiler &Compiler) {
   while (auto J = Jobs.pop())
-    Ready.push(prepare(std::move(*J)));
-  Ready.close();
+    Ready.push(prepare(std::move(*J), Compiler));
+  if (--CompilersLeft == 0)
+    Ready.close();
 }
 
 Expected<ServerClient *> Worker::server(const std::string &Capture) {
   std::lock_guard L(ServersLock);
   if (auto It = Servers.find(Capture); It != Servers.end())
     return It->second.get();
-  auto R = CaptureReader::open(Capture);
-  if (!R)
-    return R.takeError();
   ServerOptions O;
   O.CapturePath = Capture;
-  O.AddressSpaceBytes = defaultAddressSpaceLimit(**R);
+  {
+    std::lock_guard Open(captureOpenLock());
+    auto R = CaptureReader::open(Capture);
+    if (!R)
+      return R.takeError();
+    O.AddressSpaceBytes = defaultAddressSpaceLimit(**R);
+  }
   auto C = ServerClient::create(std::move(O));
   if (!C)
     return C.takeError();
@@ -192,9 +202,16 @@ Error Worker::run() {
   std::error_code EC;
   fs::create_directories(Dir, EC);
   Scratch = Dir.string();
-  Compiler = std::make_unique<JobCompiler>(Scratch);
   send(encodeHello({hostCpuName(), ::getpid()}));
-  std::thread FrontEnd([this] { frontEndLoop(); });
+  std::vector<std::unique_ptr<JobCompiler>> Compiling;
+  std::vector<std::thread> CompileThreads;
+  CompilersLeft = Compilers;
+  for (unsigned I = 0; I < Compilers; ++I) {
+    Compiling.push_back(std::make_unique<JobCompiler>(
+        (fs::path(Scratch) / std::to_string(I)).string()));
+    CompileThreads.emplace_back(
+        [this, C = Compiling.back().get()] { compileLoop(*C); });
+  }
   std::thread Runner([this] { runnerLoop(); });
   bool Orphaned = false;
   while (true) {
@@ -211,7 +228,8 @@ Error Worker::run() {
   if (Orphaned)
     killServers();
   Jobs.close();
-  FrontEnd.join();
+  for (std::thread &T : CompileThreads)
+    T.join();
   Runner.join();
   Servers.clear();
   fs::remove_all(Dir, EC);
@@ -219,13 +237,13 @@ Error Worker::run() {
 }
 } // namespace
 
-Error runTuneWorker(int In, int Out) {
+Error runTuneWorker(int In, int Out, unsigned Compilers) {
   // The coordinator decides what a ^C means; a worker outliving it (kill -9)
   // dies with it.
   ::signal(SIGINT, SIG_IGN);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::signal(SIGPIPE, SIG_IGN);
-  Worker W(In, Out);
+  Worker W(In, Out, std::max(1u, Compilers));
   return W.run();
 }
 
@@ -242,7 +260,8 @@ static std::vector<std::string> workerEnvironment(const std::string &Gpu) {
 }
 
 Expected<std::unique_ptr<WorkerProcess>>
-WorkerProcess::spawn(unsigned Index, const std::string &Gpu) {
+WorkerProcess::spawn(unsigned Index, const std::string &Gpu,
+                     unsigned Compilers) {
   int In[2], Out[2];
   if (::pipe2(In, O_CLOEXEC) != 0)
     return errnoError("tune worker: pipe");
@@ -262,9 +281,9 @@ WorkerProcess::spawn(unsigned Index, const std::string &Gpu) {
   posix_spawnattr_init(&Attr);
   posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&Attr, 0);
-  std::vector<std::string> Words = {"/proc/self/exe", "__tune-worker",
-                                    std::to_string(ChildIn),
-                                    std::to_string(ChildOut)};
+  std::vector<std::string> Words = {
+      "/proc/self/exe", "__tune-worker", std::to_string(ChildIn),
+      std::to_string(ChildOut), std::to_string(std::max(1u, Compilers))};
   std::vector<char *> Argv;
   for (std::string &W : Words)
     Argv.push_back(W.data());

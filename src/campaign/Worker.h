@@ -15,8 +15,9 @@
 namespace r3 {
 
 /// The worker loop, on the given descriptors, until Shutdown or the end of
-/// its input (its coordinator died: it stops its servers and exits).
-Error runTuneWorker(int In, int Out);
+/// its input (its coordinator died: it stops its servers and exits), with
+/// Compilers threads compiling queued jobs side by side.
+Error runTuneWorker(int In, int Out, unsigned Compilers = 1);
 
 /// The coordinator's handle of a worker process.
 class WorkerProcess {
@@ -26,7 +27,7 @@ public:
   /// decides what happens to in-flight work. A non-empty Gpu becomes the
   /// worker's CUDA_VISIBLE_DEVICES: its replay servers see that GPU alone.
   static Expected<std::unique_ptr<WorkerProcess>>
-  spawn(unsigned Index, const std::string &Gpu = "");
+  spawn(unsigned Index, const std::string &Gpu = "", unsigned Compilers = 1);
   ~WorkerProcess();
 
   unsigned index() const { return Index; }

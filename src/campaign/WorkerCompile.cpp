@@ -58,11 +58,20 @@ Expected<std::string> stableSource(const SourceJob &S,
 } // namespace
 
 JobCompiler::JobCompiler(std::string Scratch) : Scratch(std::move(Scratch)) {}
-JobCompiler::~JobCompiler() = default;
+JobCompiler::~JobCompiler() {
+  std::lock_guard L(captureOpenLock());
+  Captures.clear();
+}
+
+std::mutex &captureOpenLock() {
+  static std::mutex M;
+  return M;
+}
 
 Expected<const CaptureReader *> JobCompiler::capture(const std::string &Path) {
   auto It = Captures.find(Path);
   if (It == Captures.end()) {
+    std::lock_guard L(captureOpenLock());
     std::unique_ptr<CaptureReader> R;
     R3_TRY(moveInto(CaptureReader::open(Path), R));
     It = Captures.emplace(Path, std::move(R)).first;

@@ -11,12 +11,18 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
 namespace r3 {
 
 class CaptureReader;
+
+/// Held while a worker's threads open a capture: HDF5 (a serial build) is
+/// not thread-safe, and a worker's compile threads and its runner open
+/// captures side by side.
+std::mutex &captureOpenLock();
 
 /// What compiling a job gave beside its code.
 struct JobCompiled {

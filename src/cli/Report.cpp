@@ -421,6 +421,88 @@ json campaignJson(const std::optional<CampaignRow> &C) {
 
 } // namespace
 
+namespace {
+/// One worker's figures while they are gathered.
+struct WorkerBusy {
+  std::string Device;
+  uint64_t Evaluations = 0;
+  double BusyMs = 0, First = 0, Last = 0;
+  void add(double Busy, double Started, double Finished) {
+    BusyMs += Busy;
+    First = First > 0 ? std::min(First, Started) : Started;
+    Last = std::max(Last, Finished);
+  }
+};
+
+/// When the campaign's latest run began: its last start or resume event.
+Expected<double> latestRunStart(History &H) {
+  double Since = 0;
+  for (const char *Kind : {"start", "resume"}) {
+    std::optional<EventRow> E;
+    R3_TRY(moveInto(H.lastEvent(Kind), E));
+    if (E)
+      Since = std::max(Since, E->At);
+  }
+  return Since;
+}
+} // namespace
+
+Expected<json> workersJson(History &H,
+                           const std::vector<EvaluatedCandidate> &Evaluations) {
+  double Since;
+  R3_TRY(moveInto(latestRunStart(H), Since));
+  std::map<int64_t, WorkerBusy> By;
+  for (const EvaluatedCandidate &E : Evaluations) {
+    const EvaluationRow &R = E.Evaluation;
+    if (R.Started < Since)
+      continue;
+    WorkerBusy &W = By[R.Worker];
+    W.Device = R.Device;
+    ++W.Evaluations;
+    W.add(R.Result.BusyMs, R.Started, R.Finished);
+  }
+  std::vector<BaselineRow> Bs;
+  R3_TRY(moveInto(H.baselines(), Bs));
+  for (const BaselineRow &B : Bs)
+    if (B.Started >= Since && B.Started > 0 && B.BusyMs > 0)
+      By[B.Worker].add(B.BusyMs, B.Started, B.Measured);
+  json Out = json::array();
+  for (const auto &[Worker, W] : By) {
+    double Wall = std::max(0.0, W.Last - W.First) * 1000;
+    Out.push_back({{"worker", Worker},
+                   {"device", W.Device},
+                   {"evaluations", W.Evaluations},
+                   {"busy_ms", W.BusyMs},
+                   {"wall_ms", Wall},
+                   {"busy_fraction",
+                    Wall > 0 ? json(std::min(1.0, W.BusyMs / Wall))
+                             : json(nullptr)}});
+  }
+  return Out;
+}
+
+std::string workersText(const json &Workers) {
+  std::string Out;
+  for (const json &W : Workers) {
+    char Line[512];
+    const json &F = W["busy_fraction"];
+    std::snprintf(Line, sizeof Line,
+                  "  worker %lld: %s, %llu evaluations, device busy %s of "
+                  "%.1f s\n",
+                  W["worker"].get<long long>(),
+                  W["device"].get<std::string>().c_str(),
+                  W["evaluations"].get<unsigned long long>(),
+                  F.is_number()
+                      ? (std::to_string(std::lround(F.get<double>() * 100)) +
+                         "%")
+                            .c_str()
+                      : "-",
+                  W["wall_ms"].get<double>() / 1000);
+    Out += Line;
+  }
+  return Out;
+}
+
 Expected<json> reportJson(History &H) {
   std::optional<CampaignRow> Campaign;
   std::vector<EvaluatedCandidate> Evaluations;
@@ -440,9 +522,12 @@ Expected<json> reportJson(History &H) {
     KJ["lineage"] = lineageJson(K, ById);
     R3_TRY(moveInto(kernelLlmJson(H, K, Calls, KJ["lineage"]), KJ["llm"]));
   }
+  json Workers;
+  R3_TRY(moveInto(workersJson(H, Evaluations), Workers));
   return json{{"database", H.path()},
               {"campaign", campaignJson(Campaign)},
               {"evaluations", Evaluations.size()},
+              {"workers", Workers},
               {"kernels", Ks},
               {"llm", llmSummary(Calls)}};
 }
@@ -619,6 +704,8 @@ std::string reportTable(const json &J) {
     appendf(Out, "llm:         %s; by model: %s\n", llmCallsText(Llm).c_str(),
             join(Models, ", ").c_str());
   }
+  if (!J["workers"].empty())
+    Out += "workers (the campaign's latest run):\n" + workersText(J["workers"]);
   for (const json &K : J["kernels"])
     appendKernel(Out, K);
   return Out;

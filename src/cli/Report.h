@@ -60,6 +60,17 @@ Expected<std::vector<KernelSummary>>
 summarizeKernels(History &H,
                  const std::vector<EvaluatedCandidate> &Evaluations);
 
+/// How busy each worker kept its device in the campaign's latest run (since
+/// its last start or resume): the time its candidates' runs and its
+/// baseline re-measures took on the device, over the wall time from its
+/// first evaluation's start to its last one's end. As JSON:
+/// [{worker, device, evaluations, busy_ms, wall_ms, busy_fraction}].
+Expected<nlohmann::json>
+workersJson(History &H, const std::vector<EvaluatedCandidate> &Evaluations);
+/// "  worker 0: NVIDIA H200, 120 evaluations, device busy 93% of 61.2 s"
+/// lines of workersJson's array (none when it is empty).
+std::string workersText(const nlohmann::json &Workers);
+
 /// The report as one JSON object: the keys docs/history-schema.md lists.
 Expected<nlohmann::json> reportJson(History &H);
 

@@ -137,6 +137,8 @@ Expected<json> statusJson(History &H, double Now) {
   json Llm = Calls.empty() ? json(nullptr) : llmSummary(Calls);
   if (!Llm.is_null())
     Llm.erase("models");
+  json Workers;
+  R3_TRY(moveInto(workersJson(H, Es), Workers));
   return json{{"database", H.path()},
               {"campaign", campaignPart(Campaign)},
               {"state", Campaign ? json(Campaign->State) : json(nullptr)},
@@ -148,6 +150,7 @@ Expected<json> statusJson(History &H, double Now) {
               {"in_flight", InFlight},
               {"last_event", eventJson(Last)},
               {"llm", Llm},
+              {"workers", Workers},
               {"kernels", Ks}};
 }
 
@@ -266,6 +269,8 @@ int runStatus(const ParsedArgs &A) {
     return ExitSuccess;
   }
   printHeader(*J, Now);
+  if (!(*J)["workers"].empty())
+    std::printf("workers:\n%s", workersText((*J)["workers"]).c_str());
   printKernels((*J)["kernels"]);
   return ExitSuccess;
 }

@@ -47,18 +47,23 @@ int runReplayServerCommand(const std::vector<std::string> &Words) {
   return ExitSuccess;
 }
 
-/// `r3 __tune-worker IN OUT`: a campaign worker that `r3 tune` spawns.
-/// Internal, like __replay-server.
+/// `r3 __tune-worker IN OUT [COMPILERS]`: a campaign worker that `r3 tune`
+/// spawns. Internal, like __replay-server.
 int runTuneWorkerCommand(const std::vector<std::string> &Words) {
-  auto In = Words.size() == 3 ? r3::parseUnsigned(Words[1]) : std::nullopt;
-  auto Out = Words.size() == 3 ? r3::parseUnsigned(Words[2]) : std::nullopt;
-  if (!In || !Out) {
-    printError("__tune-worker: expected the descriptors IN OUT (this command "
-               "is started by r3 tune)");
+  bool Shape = Words.size() == 3 || Words.size() == 4;
+  auto In = Shape ? r3::parseUnsigned(Words[1]) : std::nullopt;
+  auto Out = Shape ? r3::parseUnsigned(Words[2]) : std::nullopt;
+  auto Compilers = Words.size() == 4 ? r3::parseUnsigned(Words[3])
+                                     : std::optional<uint64_t>(1);
+  if (!In || !Out || !Compilers || *Compilers < 1 || *Compilers > 64) {
+    printError("__tune-worker: expected the descriptors IN OUT and the "
+               "number of compile threads (this command is started by r3 "
+               "tune)");
     return ExitUsage;
   }
   if (r3::Error E =
-          r3::runTuneWorker(static_cast<int>(*In), static_cast<int>(*Out)))
+          r3::runTuneWorker(static_cast<int>(*In), static_cast<int>(*Out),
+                            static_cast<unsigned>(*Compilers)))
     return fail(E);
   return ExitSuccess;
 }

@@ -5,7 +5,9 @@
 // child: the child's death is an error that says how it died (LLVM's own
 // message for a fatal error, the signal otherwise), and a child that runs
 // past its time is killed. Forking is safe here because the callers never
-// initialize CUDA and the forking thread is the only one that uses LLVM.
+// initialize CUDA, and no other thread of theirs is inside LLVM when they
+// fork (a campaign worker's other compile threads only fork children of
+// their own; its runner talks to a replay server).
 #pragma once
 
 #include "support/Error.h"

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -19,7 +20,11 @@ public:
       : Reader(std::move(R)), Steps(split(Script, ',')) {}
   Expected<CandidateResult> evaluate(const Candidate &C,
                                      const RunHooks &Hooks) override;
-  std::string name() const override { return "fake GPU"; }
+  /// "fake GPU", and the GPU its worker was given, so tests see it.
+  std::string name() const override {
+    const char *Gpu = std::getenv("CUDA_VISIBLE_DEVICES");
+    return std::string("fake GPU") + (Gpu ? std::string(" ") + Gpu : "");
+  }
 
 private:
   /// The next step of the script, counted in the scratch directory.
