@@ -180,6 +180,9 @@ void Worker::runnerLoop() {
     Out.Started = P->Started;
     const JobCompiled &C = P->Compiled;
     Out.Result = C.Failed ? *C.Failed : evaluate(P->Job, Out.Device);
+    if (C.Failed) // the device it would have run on, for the history
+      if (auto S = server(P->Job.Capture))
+        Out.Device = (*S)->opened().Device;
     Out.Result.CompileMs += C.CompileMs;
     if (C.Spills && !Out.Result.Spills)
       Out.Result.Spills = C.Spills;

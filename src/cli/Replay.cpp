@@ -124,6 +124,32 @@ Error parseLaunch(const ParsedArgs &A, ReplayPlan &P) {
   return Error::success();
 }
 
+/// --min-repetitions and --target-ci: adaptive repetitions between the
+/// minimum and --repetitions (the minimum defaults to 6, or to the maximum
+/// when that is smaller).
+Error parseRepetitionRule(const ParsedArgs &A, Candidate &C) {
+  C.MinRepetitions = std::min<uint32_t>(6, C.Repetitions);
+  if (A.has("--min-repetitions")) {
+    R3_TRY(moveInto(countOption(A, "--min-repetitions", C.MinRepetitions, 1),
+                    C.MinRepetitions));
+    if (C.MinRepetitions > C.Repetitions)
+      return makeError("option '--min-repetitions' (", C.MinRepetitions,
+                       ") must not exceed --repetitions (", C.Repetitions,
+                       ")");
+  }
+  if (auto T = A.value("--target-ci")) {
+    double Pct = 0;
+    auto Rc = std::from_chars(T->data(), T->data() + T->size(), Pct);
+    if (Rc.ec != std::errc() || Rc.ptr != T->data() + T->size() ||
+        !(Pct > 0) || Pct > 100)
+      return makeError("option '--target-ci' expects a percentage such as "
+                       "1, got '",
+                       *T, "'");
+    C.TargetCi = Pct / 100;
+  }
+  return Error::success();
+}
+
 /// Parses and checks every option; nothing is opened yet.
 Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
   if (A.Positional.size() != 1)
@@ -139,6 +165,7 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
   R3_TRY(moveInto(countOption(A, "--repetitions", C.Repetitions, 1),
                   C.Repetitions));
   R3_TRY(moveInto(countOption(A, "--warmup", C.Warmup, 0), C.Warmup));
+  R3_TRY(parseRepetitionRule(A, C));
   R3_TRY(moveInto(secondsOption(A, "--timeout", C.TimeoutSeconds),
                   C.TimeoutSeconds));
   R3_TRY(parseVerify(A, C.Verify));
@@ -300,6 +327,11 @@ json resultJson(const std::string &Kernel, uint32_t Launch,
       {"noisy", Noisy},
       {"times_ms", Times},
       {"repetitions", S.Count},
+      {"timer", R.Timer.empty() ? json(nullptr) : json(R.Timer)},
+      {"event_median_ms", R.EventTimesNs.empty()
+                              ? json(nullptr)
+                              : json(computeStatsMs(R.EventTimesNs).Median)},
+      {"busy_ms", R.BusyMs},
       {"registers", optionalJson(R.Registers)},
       {"spills", optionalJson(R.Spills)},
       {"shared_bytes", optionalJson(R.SharedBytes)},
@@ -449,9 +481,11 @@ replayPipeline(ServerClient &Client, const CaptureReader &R,
 Expected<bool>
 replayAll(const CaptureReader &R, const ReplayPlan &P,
           const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
-  uint64_t MaxMemory = P.MaxMemory ? *P.MaxMemory : defaultAddressSpaceLimit(R);
-  auto Client =
-      ServerClient::create({{}, P.Capture, {}, 120, 120, 5, MaxMemory});
+  ServerOptions O;
+  O.CapturePath = P.Capture;
+  O.AddressSpaceBytes =
+      P.MaxMemory ? *P.MaxMemory : defaultAddressSpaceLimit(R);
+  auto Client = ServerClient::create(std::move(O));
   if (!Client)
     return Client.takeError();
   Printer Out{P.Json, P.Capture, "host", P.NoiseThreshold};
@@ -539,7 +573,12 @@ CommandSpec replayCommand() {
        {"--cache-dir", "", Arity::Value, "DIR",
         "the compile cache (CUDA; default $R3_CACHE_DIR or ~/.cache/r3)"},
        {"--repetitions", "", Arity::Value, "N",
-        "timed repetitions (default 20)"},
+        "the most timed repetitions (default 20)"},
+       {"--min-repetitions", "", Arity::Value, "N",
+        "the fewest; between the two, stop once the median is precise "
+        "(default 6)"},
+       {"--target-ci", "", Arity::Value, "PERCENT",
+        "stop once the median's 95% CI is this narrow (default 1)"},
        {"--warmup", "", Arity::Value, "N", "untimed warm-up runs (default 2)"},
        {"--flush-l2", "", Arity::Flag, "",
         "flush the L2 cache before each run"},
