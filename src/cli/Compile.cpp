@@ -266,7 +266,9 @@ CommandSpec withVariantCompilerOptions(CommandSpec C) {
        "LLVM new-pass-manager pipeline"},
       {"--codegen-opt", "", Arity::Value, "0-3", "code generation opt level"},
       {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
-      {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"}};
+      {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"},
+      {"--fast-math", "", Arity::Flag, "",
+       "fast, less precise arithmetic (denormals flushed)"}};
   // After the command's first three options (what to compile or replay).
   C.Options.insert(C.Options.begin() + 3, std::begin(Shared), std::end(Shared));
   return C;

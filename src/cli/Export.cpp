@@ -14,6 +14,9 @@
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "cli/Report.h"
+#ifdef R3_HAVE_CUDA
+#include "cli/ExportCuda.h"
+#endif
 #include "r3/Version.h"
 #include "support/Diff.h"
 #include "support/FileUtil.h"
@@ -358,7 +361,32 @@ std::string toToml(const json &S, const std::string &Header) {
 
 // --- writing ---
 
-ExportSet exportSet(const BestOf &B, const std::string &History) {
+#ifdef R3_HAVE_CUDA
+/// The best's cubin and PTX, and the replay command that evaluates it.
+Error addCuda(ExportSet &Out, const BestOf &B, const std::string &Dir) {
+  CudaExportInput In;
+  In.Capture = B.KSpec->Capture;
+  In.KernelName = B.Kernel.Kernel.Name;
+  In.GridRule = B.KSpec->GridRule;
+  In.SourceText = B.Text;
+  In.SourceName = B.Text.empty() ? "" : sourceName(B);
+  In.Dir = fs::absolute(Dir).lexically_normal().string();
+  for (const json &F : Out.Settings["flags"])
+    In.Flags.push_back(F.get<std::string>());
+  In.Settings = Out.Settings["settings"];
+  CudaExportFiles Files;
+  R3_TRY(moveInto(exportCudaCode(In), Files));
+  for (auto &F : Files.Files) {
+    Out.Settings["files"].push_back(F.first);
+    Out.Files.push_back(std::move(F));
+  }
+  Out.Settings["replay_command"] = Files.ReplayCommand;
+  return Error::success();
+}
+#endif
+
+Expected<ExportSet> exportSet(const BestOf &B, const std::string &History,
+                              const std::string &Dir) {
   ExportSet Out;
   std::string Name = sourceName(B), Diff;
   if (!B.Text.empty()) {
@@ -370,6 +398,15 @@ ExportSet exportSet(const BestOf &B, const std::string &History) {
     }
   }
   Out.Settings = settingsOf(B, Diff, History);
+  if (B.Spec.Target == Backend::Cuda) {
+    Out.Settings["files"] = json::array();
+#ifdef R3_HAVE_CUDA
+    R3_TRY(addCuda(Out, B, Dir));
+#else
+    return Error::make("exporting a CUDA campaign's cubin needs r3 built "
+                       "with the CUDA backend");
+#endif
+  }
   std::string Header =
       "# r3 export of kernel " + B.Kernel.Kernel.Name + ", candidate " +
       std::to_string(B.Kernel.Best->Candidate.Id) +
@@ -424,6 +461,8 @@ void printSet(const ExportSet &S, const ExportPlan &P) {
               P.Dir.c_str());
   for (const auto &[Name, Text] : S.Files)
     std::printf("  %s\n", Name.c_str());
+  if (J.contains("replay_command"))
+    std::printf("replay it: %s\n", J["replay_command"].get<std::string>().c_str());
   if (J["recorded"].get<bool>())
     std::printf("  (the best is the recorded code: no source to write)\n");
   else if (!J["source_changed"].get<bool>())
@@ -441,10 +480,12 @@ int runExport(const ParsedArgs &A) {
   auto B = loadBest(**H, *P);
   if (!B)
     return fail(B.error());
-  ExportSet S = exportSet(*B, (*H)->path());
-  if (Error E = writeSet(S, *P))
+  auto S = exportSet(*B, (*H)->path(), P->Dir);
+  if (!S)
+    return fail(S.error());
+  if (Error E = writeSet(*S, *P))
     return fail(E);
-  printSet(S, *P);
+  printSet(*S, *P);
   return ExitSuccess;
 }
 } // namespace

@@ -11,6 +11,7 @@
 #include "replay/ServerClient.h"
 #include "replay/Stats.h"
 #include "replay/Verify.h"
+#include "support/Demangle.h"
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"
 
@@ -193,7 +194,8 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
 Error checkHostOptions(const ParsedArgs &A, const std::string &Capture) {
   for (const char *Cuda :
        {"--block", "--grid-rule", "--max-registers", "--launch-bounds",
-        "--flush-l2", "--toolchain", "--cache-dir"})
+        "--flush-l2", "--toolchain", "--cache-dir", "--fast-math",
+        "--dynamic-shared", "--cache-preference"})
     if (A.has(Cuda))
       return makeError("option '", Cuda, "' applies to CUDA captures; ",
                        Capture, " is a host capture");
@@ -220,7 +222,9 @@ std::vector<std::string> kernelNames(const CaptureReader &R) {
 
 /// "ns::saxpy" of "ns::saxpy(float*, int)"; the name itself when plain.
 std::string bareName(const KernelInfo &K) {
-  const std::string &D = K.Demangled.empty() ? K.Name : K.Demangled;
+  std::string D = K.Demangled.empty() ? demangle(K.Name) : K.Demangled;
+  if (D.empty())
+    D = K.Name;
   return D.substr(0, D.find('('));
 }
 
@@ -566,6 +570,10 @@ CommandSpec replayCommand() {
        {"--grid-rule", "", Arity::Value, "RULE",
         "how the grid follows --block: keep-threads (default), keep-grid, "
         "or 'x=ceil(arg2 / block_x);y=...'"},
+       {"--dynamic-shared", "", Arity::Value, "BYTES",
+        "launch with this much dynamic shared memory (CUDA)"},
+       {"--cache-preference", "", Arity::Value, "none|shared|l1|equal",
+        "the kernel's shared memory / L1 preference (CUDA)"},
        {"--specialize", "", Arity::Value, "args|dims|none",
         "fold recorded values in as constants (CUDA)"},
        {"--toolchain", "", Arity::Value, "llvm|nvrtc",

@@ -27,6 +27,8 @@ using namespace replay;
 
 /// The CUDA-only options of a replay.
 struct CudaPlan {
+  std::optional<uint32_t> DynamicShared; ///< --dynamic-shared
+  CachePreference Cache = CachePreference::None;
   std::optional<Dim3> Block; ///< of the candidate being evaluated
   /// --block, repeatable: each is one more candidate (launch-only variants
   /// compile nothing more).
@@ -45,11 +47,24 @@ Error needsSource(const ParsedArgs &A, const ReplayPlan &P) {
     return Error::success();
   for (const char *O :
        {"--pipeline", "--codegen-opt", "--max-registers", "--launch-bounds",
-        "--specialize", "--cflags", "--compile-commands", "--toolchain"})
+        "--specialize", "--cflags", "--compile-commands", "--toolchain",
+        "--fast-math"})
     if (A.has(O))
       return makeError("option '", O,
                        "' needs --source: without it the recorded module (a "
                        "cubin) is replayed as it is");
+  return Error::success();
+}
+
+/// --dynamic-shared BYTES and --cache-preference none|shared|l1|equal.
+Error parseLaunchExtras(const ParsedArgs &A, CudaPlan &C) {
+  R3_TRY(moveInto(boundedOption(A, "--dynamic-shared", 0, 1u << 30),
+                  C.DynamicShared));
+  std::string Cache;
+  R3_TRY(moveInto(choiceValue(A, "--cache-preference",
+                              {"none", "shared", "l1", "equal"}, "none"),
+                  Cache));
+  C.Cache = *parseCachePreference(Cache);
   return Error::success();
 }
 
@@ -92,6 +107,7 @@ Expected<CudaPlan> parseCudaPlan(const ParsedArgs &A, const ReplayPlan &P,
     }
   R3_TRY(moveInto(
       parseGridRule(A.value("--grid-rule").value_or("keep-threads")), C.Rule));
+  R3_TRY(parseLaunchExtras(A, C));
   if (A.has("--grid-rule") && C.Blocks.empty())
     return Error::make("option '--grid-rule' needs --block: the grid follows "
                        "a changed block size");
@@ -229,6 +245,8 @@ Expected<CandidateResult> CudaReplay::evaluate(const std::string *Source,
   Candidate Cand = P.Base;
   Cand.Kernel = Kernel.Name;
   Cand.Launches = {Launch};
+  Cand.DynamicShared = C.DynamicShared;
+  Cand.Cache = C.Cache;
   std::vector<std::string> Names;
   double CompileMs = 0;
   if (Source) {

@@ -54,6 +54,7 @@ Error parseCompilerSettings(const ParsedArgs &A, CudaCompileOptions &O) {
                   Toolchain));
   O.Toolchain =
       Toolchain == "nvrtc" ? CudaToolchain::Nvrtc : CudaToolchain::Llvm;
+  O.FastMath = A.has("--fast-math");
   return parseBounds(A, O);
 }
 

@@ -20,7 +20,7 @@ Expected<std::optional<uint32_t>> boundedOption(const ParsedArgs &A,
                                                 uint64_t Min, uint64_t Max);
 
 /// --codegen-opt, --max-registers, --pipeline (its first value),
-/// --toolchain and --launch-bounds into O.
+/// --toolchain, --launch-bounds and --fast-math into O.
 Error parseCompilerSettings(const ParsedArgs &A, CudaCompileOptions &O);
 
 /// The front end's flags into O.Flags: --compile-commands (the entry of

@@ -1,0 +1,184 @@
+// The CUDA part of `r3 export` (ExportCuda.h). The compile uses the
+// campaign's compile cache, so a candidate a campaign evaluated compiles
+// again in milliseconds; it runs isolated like every compile of r3.
+#include "cli/ExportCuda.h"
+
+#include "campaign/Campaign.h"
+#include "campaign/Coordinator.h"
+#include "capture/CaptureReader.h"
+#include "compile/cuda/CudaCompiler.h"
+#include "support/FileUtil.h"
+#include "support/Paths.h"
+#include "support/StringUtil.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace r3::cli {
+
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+/// A word for a shell command line: quoted when it needs to be.
+std::string shellWord(const std::string &W) {
+  bool Plain = !W.empty();
+  for (char C : W)
+    Plain &= std::isalnum(static_cast<unsigned char>(C)) ||
+             std::string_view("-_./=,:+").find(C) != std::string_view::npos;
+  if (Plain)
+    return W;
+  std::string Q = "'";
+  for (char C : W)
+    Q += C == '\'' ? std::string("'\\''") : std::string(1, C);
+  return Q + "'";
+}
+
+std::string text(const json &S, const char *Key) {
+  return S.contains(Key) && S[Key].is_string() ? S[Key].get<std::string>()
+                                               : "";
+}
+
+int integer(const json &S, const char *Key, int Default) {
+  return S.contains(Key) && S[Key].is_number_integer() ? S[Key].get<int>()
+                                                       : Default;
+}
+
+/// The launch options of a replay: block and grid rule, dynamic shared
+/// memory, cache preference.
+std::vector<std::string> launchWords(const CudaExportInput &In) {
+  std::vector<std::string> W;
+  const json &S = In.Settings;
+  if (S.contains("block") && S["block"].is_array()) {
+    std::vector<std::string> D;
+    for (const json &V : S["block"])
+      D.push_back(std::to_string(V.get<uint32_t>()));
+    W.insert(W.end(), {"--block", join(D, ","), "--grid-rule",
+                       In.GridRule.empty() ? "keep-threads" : In.GridRule});
+  }
+  if (S.contains("dynamic_shared") && S["dynamic_shared"].is_number() &&
+      S["dynamic_shared"].get<uint64_t>() > 0)
+    W.insert(W.end(), {"--dynamic-shared",
+                       std::to_string(S["dynamic_shared"].get<uint64_t>())});
+  if (std::string C = text(S, "cache_preference"); !C.empty() && C != "none")
+    W.insert(W.end(), {"--cache-preference", C});
+  return W;
+}
+
+/// The compiler options of a replay with --source.
+std::vector<std::string> compileWords(const CudaExportInput &In) {
+  const json &S = In.Settings;
+  std::vector<std::string> W = {
+      "--source", (fs::path(In.Dir) / In.SourceName).string(), "--cflags",
+      join(In.Flags, " ")};
+  if (std::string T = text(S, "toolchain"); !T.empty())
+    W.insert(W.end(), {"--toolchain", T});
+  if (std::string P = text(S, "pipeline"); !P.empty())
+    W.insert(W.end(), {"--pipeline", P});
+  if (int O = integer(S, "codegen_opt", -1); O >= 0)
+    W.insert(W.end(), {"--codegen-opt", std::to_string(O)});
+  if (int R = integer(S, "max_registers", 0); R > 0)
+    W.insert(W.end(), {"--max-registers", std::to_string(R)});
+  if (std::string B = text(S, "launch_bounds"); !B.empty())
+    W.insert(W.end(), {"--launch-bounds", B});
+  if (S.contains("fast_math") && S["fast_math"].is_boolean() &&
+      S["fast_math"].get<bool>())
+    W.push_back("--fast-math");
+  if (std::string Sp = text(S, "specialize"); !Sp.empty() && Sp != "none")
+    W.insert(W.end(), {"--specialize", Sp});
+  return W;
+}
+
+std::string replayCommand(const CudaExportInput &In) {
+  std::vector<std::string> W = {"r3", "replay", In.Capture, "--kernel",
+                                In.KernelName};
+  if (!In.SourceText.empty())
+    for (std::string &X : compileWords(In))
+      W.push_back(std::move(X));
+  for (std::string &X : launchWords(In))
+    W.push_back(std::move(X));
+  std::vector<std::string> Quoted;
+  for (const std::string &X : W)
+    Quoted.push_back(shellWord(X));
+  return join(Quoted, " ");
+}
+
+Expected<std::string> temporaryFolder() {
+  const char *Tmp = std::getenv("TMPDIR");
+  std::string Pattern =
+      (fs::path(Tmp && *Tmp ? Tmp : "/tmp") / "r3-export-XXXXXX").string();
+  if (!::mkdtemp(Pattern.data()))
+    return errnoError("export: a temporary folder");
+  return Pattern;
+}
+
+Expected<std::vector<uint8_t>> recordedCubin(const CudaExportInput &In) {
+  std::unique_ptr<CaptureReader> R;
+  R3_TRY(moveInto(CaptureReader::open(In.Capture), R));
+  KernelSpec Spec;
+  Spec.Name = In.KernelName;
+  Spec.Capture = In.Capture;
+  uint32_t K;
+  R3_TRY(moveInto(findCampaignKernel(*R, Spec), K));
+  return R->readModule(R->kernels()[K].Module);
+}
+
+/// The best's compile options: its source in a temporary folder (under its
+/// own name, so that messages name it), the settings the campaign used.
+Expected<CudaCompiled> compileBest(const CudaExportInput &In,
+                                   const std::string &Tmp) {
+  std::unique_ptr<CaptureReader> R;
+  R3_TRY(moveInto(CaptureReader::open(In.Capture), R));
+  CudaCompileOptions O;
+  O.SourcePath = (fs::path(Tmp) / In.SourceName).string();
+  R3_TRY(writeFileAtomically(O.SourcePath, In.SourceText));
+  O.Flags = In.Flags;
+  O.Kernel = In.KernelName;
+  O.ComputeMajor = R->header().Device.ComputeMajor;
+  O.ComputeMinor = R->header().Device.ComputeMinor;
+  const json &S = In.Settings;
+  O.Toolchain = parseCudaToolchain(text(S, "toolchain").empty()
+                                       ? "llvm"
+                                       : text(S, "toolchain"))
+                    .value_or(CudaToolchain::Llvm);
+  O.Pipeline = text(S, "pipeline");
+  if (int C = integer(S, "codegen_opt", -1); C >= 0)
+    O.CodegenOpt = C;
+  if (int Regs = integer(S, "max_registers", 0); Regs > 0)
+    O.MaxRegisters = static_cast<uint32_t>(Regs);
+  O.FastMath = S.value("fast_math", false);
+  O.CacheDir = defaultCacheDir();
+  if (!text(S, "specialize").empty() && text(S, "specialize") != "none")
+    return Error::make("the best is specialized on its recorded launch: its "
+                       "cubin is not exported (the replay command rebuilds "
+                       "it)");
+  return compileCudaKernelIsolated(O);
+}
+} // namespace
+
+Expected<CudaExportFiles> exportCudaCode(const CudaExportInput &In) {
+  CudaExportFiles Out;
+  Out.ReplayCommand = replayCommand(In);
+  std::string Base = In.SourceName.empty() ? In.KernelName : In.SourceName;
+  Base = fs::path(Base).stem().string();
+  if (In.SourceText.empty()) {
+    std::vector<uint8_t> Cubin;
+    R3_TRY(moveInto(recordedCubin(In), Cubin));
+    Out.Files.push_back({Base + ".cubin", std::string(Cubin.begin(), Cubin.end())});
+    return Out;
+  }
+  auto Tmp = temporaryFolder();
+  if (!Tmp)
+    return Tmp.takeError();
+  auto C = compileBest(In, *Tmp);
+  std::error_code EC;
+  fs::remove_all(*Tmp, EC);
+  if (!C)
+    return makeError("recompiling the best candidate: ", C.error().message());
+  Out.Files.push_back(
+      {Base + ".cubin", std::string(C->Cubin.begin(), C->Cubin.end())});
+  Out.Files.push_back({Base + ".ptx", C->Ptx});
+  return Out;
+}
+
+} // namespace r3::cli
