@@ -112,6 +112,9 @@ struct EvaluationSpec {
   bool FlushL2 = false;
   /// Evaluations per worker between re-measurements of the baseline.
   unsigned BaselineInterval = 50;
+  /// cuda: runs of the recorded code before the campaign, whose outputs
+  /// must equal the recording within the kernel's tolerance; 0: no check.
+  uint32_t DeterminismRuns = 5;
 };
 
 struct Campaign {

@@ -417,7 +417,8 @@ void readLaunch(Reader &R, const Section &S, LaunchSpec &L) {
 
 void readEvaluation(Reader &R, const Section &S, EvaluationSpec &E) {
   R.checkKeys(S, {"warmup", "repetitions", "min_repetitions", "target_ci",
-                  "timeout", "flush_l2", "baseline_interval"});
+                  "timeout", "flush_l2", "baseline_interval",
+                  "determinism_runs"});
   R.read(S, "warmup", E.Warmup, R.ints(0, 1000000));
   R.read(S, "repetitions", E.Repetitions, R.ints(1, 1000000));
   bool MinGiven = S.get("min_repetitions") != nullptr;
@@ -434,6 +435,8 @@ void readEvaluation(Reader &R, const Section &S, EvaluationSpec &E) {
   if (R.cudaOnly(S, "flush_l2"))
     R.read(S, "flush_l2", E.FlushL2, R.booleans());
   R.read(S, "baseline_interval", E.BaselineInterval, R.ints(1, UINT32_MAX));
+  if (R.cudaOnly(S, "determinism_runs"))
+    R.read(S, "determinism_runs", E.DeterminismRuns, R.ints(0, 1000));
 }
 
 // --- descriptors: after the kernels, whose knobs they may name ---

@@ -492,6 +492,10 @@ Coordinator::candidateJob(KernelState &K, VariantState &V,
   InnerSettings S = P ? innerSettings(C, *V.Space, *P) : InnerSettings{};
   InFlight F;
   F.Job = makeJob(K, V, S);
+  // The application's own code first shows that it is deterministic
+  // (Determinism.h): otherwise exact verification would fail everything.
+  if (Level == "baseline" && C.Target == Backend::Cuda)
+    F.Job.Work.DeterminismRuns = C.Evaluation.DeterminismRuns;
   std::vector<std::string> Ls;
   for (uint32_t L : K.Launches)
     Ls.push_back(std::to_string(L));
@@ -765,6 +769,20 @@ Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
         .addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
                       R.Finished, Committed, R.Result.BusyMs, R.Started})
         .takeError();
+  }
+  if (!R.Result.Nondeterminism.empty()) {
+    if (!R.Result.NondeterminismCovered)
+      return makeError(
+          K.Spec->Name,
+          ": the recorded kernel's outputs differ from run to run, so no "
+          "candidate could verify exactly: ",
+          R.Result.Nondeterminism, ". Set that in [kernel.verify] of ",
+          C.Path,
+          " if such differences are acceptable (r3 never loosens "
+          "verification by itself)");
+    Notes.push_back(K.Spec->Name + ": not deterministic, within the "
+                                   "campaign's tolerance: " +
+                    R.Result.Nondeterminism);
   }
   EvaluationRow E;
   E.CandidateId = *F.Candidate;

@@ -167,6 +167,9 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
                   C.Repetitions));
   R3_TRY(moveInto(countOption(A, "--warmup", C.Warmup, 0), C.Warmup));
   R3_TRY(parseRepetitionRule(A, C));
+  if (A.has("--check-determinism"))
+    R3_TRY(moveInto(countOption(A, "--check-determinism", 5, 2),
+                    C.DeterminismRuns));
   R3_TRY(moveInto(secondsOption(A, "--timeout", C.TimeoutSeconds),
                   C.TimeoutSeconds));
   R3_TRY(parseVerify(A, C.Verify));
@@ -195,7 +198,7 @@ Error checkHostOptions(const ParsedArgs &A, const std::string &Capture) {
   for (const char *Cuda :
        {"--block", "--grid-rule", "--max-registers", "--launch-bounds",
         "--flush-l2", "--toolchain", "--cache-dir", "--fast-math",
-        "--dynamic-shared", "--cache-preference"})
+        "--dynamic-shared", "--cache-preference", "--check-determinism"})
     if (A.has(Cuda))
       return makeError("option '", Cuda, "' applies to CUDA captures; ",
                        Capture, " is a host capture");
@@ -336,6 +339,8 @@ json resultJson(const std::string &Kernel, uint32_t Launch,
                               ? json(nullptr)
                               : json(computeStatsMs(R.EventTimesNs).Median)},
       {"busy_ms", R.BusyMs},
+      {"nondeterminism",
+       R.Nondeterminism.empty() ? json(nullptr) : json(R.Nondeterminism)},
       {"registers", optionalJson(R.Registers)},
       {"spills", optionalJson(R.Spills)},
       {"shared_bytes", optionalJson(R.SharedBytes)},
@@ -400,6 +405,10 @@ void printTableRow(const json &J) {
   std::string Message = J["message"];
   if (!Message.empty())
     std::printf("  %s\n", Message.c_str());
+  if (J.contains("nondeterminism") && J["nondeterminism"].is_string() &&
+      J["verified"].get<bool>())
+    std::printf("  not deterministic (within the tolerance): %s\n",
+                J["nondeterminism"].get<std::string>().c_str());
 }
 
 void Printer::print(const std::string &Kernel, uint32_t Launch,
@@ -588,6 +597,9 @@ CommandSpec replayCommand() {
        {"--target-ci", "", Arity::Value, "PERCENT",
         "stop once the median's 95% CI is this narrow (default 1)"},
        {"--warmup", "", Arity::Value, "N", "untimed warm-up runs (default 2)"},
+       {"--check-determinism", "", Arity::Value, "RUNS",
+        "first run the kernel RUNS times and compare its outputs with the "
+        "recording, saying how far they differ (CUDA)"},
        {"--flush-l2", "", Arity::Flag, "",
         "flush the L2 cache before each run"},
        {"--timeout", "", Arity::Value, "SECONDS",

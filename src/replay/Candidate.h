@@ -102,6 +102,9 @@ struct Candidate {
   double TimeoutSeconds = 10; ///< per run
   bool FlushL2 = false;       ///< CUDA only
   VerifySettings Verify;
+  /// Before its runs, run the recorded code this many times and compare its
+  /// outputs with the recording (Determinism.h); 0: no check.
+  uint32_t DeterminismRuns = 0;
 };
 
 struct CandidateResult {
@@ -129,6 +132,12 @@ struct CandidateResult {
   int CodegenOpt = 0;
   bool Poisoned = false; ///< whether outputs were poisoned when verifying
   std::string Sandbox;   ///< "landlock" or "rlimits"
+  /// What the determinism check found when outputs differed between runs
+  /// (which regions, by how much, and a tolerance that covers it); empty
+  /// when there was no check or every run equalled the recording.
+  std::string Nondeterminism;
+  /// Whether the verification settings accept those differences.
+  bool NondeterminismCovered = false;
   /// The candidate left the server's device unusable (a CUDA fault poisons
   /// its context): the server exits after this result and the client starts
   /// a fresh one for the next candidate.

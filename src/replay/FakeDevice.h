@@ -6,7 +6,9 @@
 // count survives a restart): ok, wrong, invalid, crash (the server dies of
 // SIGSEGV), hang (the run never ends), lost (a crashed result after which
 // the server exits, as a CUDA fault makes it), noisy (verified, with run
-// times spread over a factor of three). A verified run takes 1 ms for the
+// times spread over a factor of three), vary (with a determinism check:
+// outputs that differ in their last bits between runs, a wrong result under
+// exact verification, verified under a tolerance). A verified run takes 1 ms for the
 // recorded code at 128 threads a block, 10% more per factor of two away
 // from that and 5% more for compiled code, so a campaign has a best launch
 // to find; the timed runs follow the candidate's repetition rule.

@@ -251,6 +251,7 @@ MetaWriter encodeCandidate(const Candidate &C) {
   f64(W, C.TimeoutSeconds);
   W.u32(C.FlushL2);
   encodeVerify(W, C.Verify);
+  W.u32(C.DeterminismRuns);
   return W;
 }
 
@@ -278,6 +279,7 @@ Expected<Candidate> decodeCandidate(std::span<const uint8_t> Meta,
   C.TimeoutSeconds = f64(R);
   C.FlushL2 = R.u32() != 0;
   Ok &= decodeVerify(R, C.Verify);
+  C.DeterminismRuns = R.u32();
   R3_TRY(R.finish("evaluate"));
   if (!Ok)
     return badEnum("evaluate");
@@ -299,6 +301,7 @@ MetaWriter encode(const CandidateResult &Res) {
   f64(W, Res.RestoreMs);
   W.u64s(Res.EventTimesNs).str(Res.Timer);
   f64(W, Res.BusyMs);
+  W.str(Res.Nondeterminism).u32(Res.NondeterminismCovered);
   return W;
 }
 
@@ -323,6 +326,8 @@ Expected<CandidateResult> decodeResult(std::span<const uint8_t> Meta) {
   Res.EventTimesNs = R.u64s();
   Res.Timer = R.str();
   Res.BusyMs = f64(R);
+  Res.Nondeterminism = R.str();
+  Res.NondeterminismCovered = R.u32() != 0;
   R3_TRY(R.finish("result"));
   if (!Ok)
     return badEnum("result");

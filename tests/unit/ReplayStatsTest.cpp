@@ -85,3 +85,24 @@ TEST_CASE("stats: nanoseconds convert to milliseconds") {
   CHECK(S.Median == 2.0);
   CHECK(S.Min == 1.0);
 }
+
+TEST_CASE("repetition rule: fixed counts, early stops, the 6-sample floor") {
+  std::vector<uint64_t> Steady(5, 1000000), Noisy;
+  RepetitionRule Fixed{0, 8, 0.01};
+  CHECK_FALSE(Fixed.enough(Steady));
+  Steady.resize(8, 1000000);
+  CHECK(Fixed.enough(Steady));
+  RepetitionRule Adaptive{6, 100, 0.01};
+  std::vector<uint64_t> Five(5, 1000000);
+  CHECK_FALSE(Adaptive.enough(Five)); // no interval below 6 samples
+  std::vector<uint64_t> Six = {1000000, 1001000, 999000,
+                               1000500, 1000200, 999800};
+  CHECK(Adaptive.enough(Six)); // a 0.2% wide interval
+  for (uint64_t I = 0; I < 50; ++I)
+    Noisy.push_back(1000000 + 2000 * (I * 7919 % 1000)); // 1 to 3 ms
+  CHECK_FALSE(Adaptive.enough(Noisy)); // spread over a factor of three
+  Noisy.resize(100, 1000000);
+  CHECK(Adaptive.enough(Noisy)); // the maximum ends it
+  RepetitionRule MinAboveSix{10, 100, 0.01};
+  CHECK_FALSE(MinAboveSix.enough(Six));
+}

@@ -23,6 +23,7 @@
 #include "replay/cuda/CudaLaunch.h"
 #include "replay/cuda/DeviceSpace.h"
 #include "replay/cuda/KernelTimer.h"
+#include "replay/Determinism.h"
 #include "replay/LaunchRule.h"
 #include "replay/Stats.h"
 
@@ -101,6 +102,12 @@ private:
                                    const LaunchShape &Shape,
                                    const RunHooks &Hooks, RunTimes &Times,
                                    CandidateResult &Res);
+  Expected<LaunchStatus> spreadOf(const Candidate &C, LaunchData &L,
+                                  CUmodule M, CUfunction F, SpreadReport &S,
+                                  bool &Covered);
+  Expected<std::optional<CandidateResult>>
+  checkDeterminism(const Candidate &C, CUmodule M, CUfunction F,
+                   CandidateResult &Res);
   Expected<CandidateResult> runAll(const Candidate &C, CUmodule M, CUfunction F,
                                    const std::vector<bool> &Poison,
                                    const RunHooks &Hooks, CandidateResult Res);
@@ -375,6 +382,84 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
   return St;
 }
 
+/// Runs launch L of the candidate C.DeterminismRuns times (inputs restored,
+/// nothing poisoned) and adds how each run's outputs differ from the
+/// recording to S; Covered stays true while every run passes C.Verify.
+Expected<LaunchStatus> CudaDevice::spreadOf(const Candidate &C, LaunchData &L,
+                                            CUmodule M, CUfunction F,
+                                            SpreadReport &S, bool &Covered) {
+  std::string Why;
+  RegionAddresses At;
+  R3_TRY(moveInto(bindRegions(L, M, Why), At));
+  LaunchShape Shape;
+  LaunchStatus St;
+  R3_TRY(moveInto(shapeFor(C, L, F, Shape), St));
+  if (!Why.empty() || St.Failure != FailureKind::None)
+    return St;
+  const auto &Regions = L.info().Regions;
+  std::map<uint32_t, RegionSpread> Spread;
+  std::vector<uint8_t> Got;
+  for (uint32_t Run = 0; Run < C.DeterminismRuns; ++Run) {
+    R3_TRY(restore(L, At, Stream, false));
+    St = launchOnce(L, Shape, Stream, Start, Stop);
+    if (St.Failure != FailureKind::None)
+      return St;
+    for (uint32_t I = 0; I < Regions.size(); ++I) {
+      if (!Regions[I].Changed || L.post(I).size() != Regions[I].Size ||
+          !At.Address[I])
+        continue;
+      Got.resize(Regions[I].Size);
+      R3_TRY(check(api().cuMemcpyDtoH(Got.data(), At.Address[I], Got.size()),
+                   "cuMemcpyDtoH"));
+      RegionSpread &R = Spread[I];
+      R.Label = "launch " + std::to_string(L.index()) + ", " +
+                regionLabel(Regions[I], I);
+      R.add(L.post(I), Got);
+    }
+    VerifyReport V;
+    R3_TRY(moveInto(verifyLaunch(L, At, C.Verify), V));
+    Covered &= V.passed();
+  }
+  for (auto &[I, R] : Spread)
+    if (R.Differing)
+      S.Regions.push_back(R);
+  S.Runs = C.DeterminismRuns;
+  return St;
+}
+
+/// The determinism check before a candidate's runs: a finding goes into
+/// Res; outputs that differ beyond the verification settings end the
+/// evaluation as a wrong result (the returned result).
+Expected<std::optional<CandidateResult>>
+CudaDevice::checkDeterminism(const Candidate &C, CUmodule M, CUfunction F,
+                             CandidateResult &Res) {
+  SpreadReport S;
+  bool Covered = true;
+  for (uint32_t Launch : C.Launches) {
+    LaunchData *L;
+    R3_TRY(moveInto(launch(Launch), L));
+    LaunchStatus St;
+    R3_TRY(moveInto(spreadOf(C, *L, M, F, S, Covered), St));
+    if (St.Failure != FailureKind::None) {
+      CandidateResult Failed = failedResult(St.Failure, St.Message);
+      Failed.DeviceLost = St.DeviceLost;
+      return std::optional<CandidateResult>(std::move(Failed));
+    }
+  }
+  if (S.deterministic())
+    return std::optional<CandidateResult>();
+  Res.Nondeterminism = S.message() + "; a tolerance that covers it: " +
+                       S.proposal();
+  Res.NondeterminismCovered = Covered;
+  if (Covered)
+    return std::optional<CandidateResult>();
+  CandidateResult Failed = failedResult(
+      FailureKind::WrongResult,
+      "the recorded kernel is not deterministic: " + Res.Nondeterminism);
+  Failed.Nondeterminism = Res.Nondeterminism;
+  return std::optional<CandidateResult>(std::move(Failed));
+}
+
 Expected<CandidateResult>
 CudaDevice::runAll(const Candidate &C, CUmodule M, CUfunction F,
                    const std::vector<bool> &Poison, const RunHooks &Hooks,
@@ -481,7 +566,17 @@ Expected<CandidateResult> CudaDevice::evaluate(const Candidate &C,
     return Described(std::move(Loaded));
   R3_TRY(Hooks.Running(Info));
   CandidateResult Res = attributes(F);
+  if (C.DeterminismRuns > 0) {
+    std::optional<CandidateResult> Failed;
+    R3_TRY(moveInto(checkDeterminism(C, M.M, F, Res), Failed));
+    if (Failed)
+      return Described(std::move(*Failed));
+  }
+  std::string Finding = Res.Nondeterminism;
+  bool Covered = Res.NondeterminismCovered;
   R3_TRY(moveInto(runAll(C, M.M, F, Poison, Hooks, std::move(Res)), Res));
+  Res.Nondeterminism = Finding;
+  Res.NondeterminismCovered = Covered;
   return Described(std::move(Res));
 }
 } // namespace
