@@ -58,6 +58,9 @@ struct CompilerSpec {
   std::vector<bool> FastMath;            ///< cuda
   std::vector<std::string> LaunchBounds; ///< cuda: "T" or "T,B"
   std::vector<std::string> Specialize;   ///< cuda: "none", "args", "dims"
+  /// cuda, nvcc toolchain: option strings, each one choice ("" for none,
+  /// "--extra-device-vectorization", "-Xptxas -dlcm=cg").
+  std::vector<std::string> NvccOptions;
   std::string Strategy = "bo";
 };
 
@@ -169,6 +172,7 @@ struct InnerSettings {
   bool FastMath = false;
   std::string LaunchBounds, Specialize, CachePreference;
   uint32_t DynamicShared = 0;
+  std::string NvccOptions; ///< nvcc toolchain: its words, space-separated
 };
 InnerSettings innerSettings(const Campaign &C, const search::Space &S,
                             const search::Point &P);

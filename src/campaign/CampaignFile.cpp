@@ -330,10 +330,10 @@ std::optional<std::string> pipeline(Reader &R, const toml::node &N,
   return P;
 }
 
-/// "llvm", or on cuda also "nvrtc".
+/// "llvm", or on cuda also "nvrtc" and "nvcc".
 std::optional<std::string> toolchain(Reader &R, const toml::node &N,
                                      const std::string &What) {
-  auto T = R.choice(N, What, {"llvm", "nvrtc"});
+  auto T = R.choice(N, What, {"llvm", "nvrtc", "nvcc"});
   if (T && *T != "llvm" && R.Target == Backend::Host) {
     R.D.at(N, "toolchain " + quote(*T) +
                   " needs backend = \"cuda\" (this campaign's backend is "
@@ -365,7 +365,7 @@ std::optional<std::string> launchBounds(Reader &R, const toml::node &N,
 void readCompiler(Reader &R, const Section &S, CompilerSpec &C) {
   R.checkKeys(S, {"strategy", "toolchains", "pipelines", "pass_list",
                   "max_passes", "codegen_opt", "max_registers", "fast_math",
-                  "launch_bounds", "specialize"});
+                  "launch_bounds", "specialize", "nvcc_options"});
   R.read(S, "strategy", C.Strategy, R.oneOf({"bo", "random", "grid", "tpe"}));
   R.readList(S, "toolchains", C.Toolchains, with(R, toolchain));
   R.readList(S, "pipelines", C.Pipelines, with(R, pipeline));
@@ -381,6 +381,8 @@ void readCompiler(Reader &R, const Section &S, CompilerSpec &C) {
   if (R.cudaOnly(S, "specialize"))
     R.readList(S, "specialize", C.Specialize,
                R.oneOf({"none", "args", "dims"}));
+  if (R.cudaOnly(S, "nvcc_options"))
+    R.readList(S, "nvcc_options", C.NvccOptions, R.element(&Reader::string));
 }
 
 void checkBlock(Reader &R, const Section &S, const LaunchSpec &L) {

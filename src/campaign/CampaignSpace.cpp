@@ -173,6 +173,7 @@ search::Space innerSpace(const Campaign &C) {
   addCategorical(Ps, "fast_math", boolTexts(Cc.FastMath));
   addCategorical(Ps, "launch_bounds", Cc.LaunchBounds);
   addCategorical(Ps, "specialize", Cc.Specialize);
+  addCategorical(Ps, "nvcc_options", Cc.NvccOptions);
   addOrdinal(Ps, "block_x", L.BlockX);
   addOrdinal(Ps, "block_y", L.BlockY);
   addOrdinal(Ps, "block_z", L.BlockZ);
@@ -217,6 +218,19 @@ InnerSettings innerSettings(const Campaign &C, const search::Space &S,
     Out.Block = Dim3{pickU32(S, P, "block_x", L.BlockX, 1),
                      pickU32(S, P, "block_y", L.BlockY, 1),
                      pickU32(S, P, "block_z", L.BlockZ, 1)};
+  Out.NvccOptions = pickText(S, P, "nvcc_options", Cc.NvccOptions);
+  // What a toolchain cannot apply is not part of the candidate, so that
+  // points differing only there are one candidate (the history keeps it
+  // once): NVRTC and nvcc run no LLVM pipeline and specialize nothing, nvcc
+  // takes no launch bounds, and only nvcc takes nvcc options.
+  if (!Out.Toolchain.empty() && Out.Toolchain != "llvm") {
+    Out.Pipeline.clear();
+    Out.Specialize.clear();
+  }
+  if (Out.Toolchain == "nvcc")
+    Out.LaunchBounds.clear();
+  else
+    Out.NvccOptions.clear();
   return Out;
 }
 

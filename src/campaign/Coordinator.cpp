@@ -8,6 +8,7 @@
 #include "campaign/Identity.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
+#include "compile/CompileCommands.h"
 #include "replay/Stats.h"
 #include "support/Demangle.h"
 #include "support/Machine.h"
@@ -90,7 +91,7 @@ std::string innerLevel(const InnerSettings &S) {
       S.Pipeline != D.Pipeline || S.CodegenOpt != D.CodegenOpt ||
       S.Toolchain != D.Toolchain || S.MaxRegisters != D.MaxRegisters ||
       S.FastMath != D.FastMath || S.LaunchBounds != D.LaunchBounds ||
-      S.Specialize != D.Specialize;
+      S.Specialize != D.Specialize || S.NvccOptions != D.NvccOptions;
   bool Launch = S.Block.has_value() || S.DynamicShared != D.DynamicShared ||
                 S.CachePreference != D.CachePreference;
   if (Launch && !Compiler)
@@ -432,6 +433,8 @@ std::string Coordinator::settingsJson(const InnerSettings &S) const {
     J["specialize"] = S.Specialize;
     J["cache_preference"] = S.CachePreference;
     J["dynamic_shared"] = S.DynamicShared;
+    if (!S.NvccOptions.empty())
+      J["nvcc_options"] = S.NvccOptions;
     if (S.Block)
       J["block"] = *S.Block;
   }
@@ -472,10 +475,19 @@ WorkerJob Coordinator::makeJob(const KernelState &K, const VariantState &V,
   Src.FastMath = S.FastMath;
   Src.LaunchBounds = S.LaunchBounds;
   Src.Specialize = S.Specialize == "none" ? "" : S.Specialize;
+  Src.NvccOptions = S.NvccOptions;
   Src.Text = V.Text;
   const std::string &File = K.Model.Files.at(V.Genome.File);
   Src.FileName = File;
   Src.Flags = K.Spec->CFlags;
+  if (!K.Spec->CompileCommands.empty()) {
+    // The build's flags for the file (its include paths, defines and
+    // standard); a file the database lacks compiles with the cflags alone,
+    // and says so where it fails.
+    auto Build = flagsFromCompileCommands(K.Spec->CompileCommands, File);
+    if (Build)
+      Src.Flags.insert(Src.Flags.end(), Build->begin(), Build->end());
+  }
   Src.Flags.push_back("-I" + fs::path(File).parent_path().string());
   for (size_t I = 0; I < K.Model.Knobs.size() && I < V.Genome.Knobs.size(); ++I)
     Src.Flags.push_back("-D" + K.Model.Knobs[I].Name + "=" +

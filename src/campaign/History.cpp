@@ -83,7 +83,16 @@ constexpr const char *EvaluationColumns =
     "e.message, e.times_ms, e.compile_ms, e.registers, e.spills, "
     "e.shared_bytes, e.pipeline, e.codegen_opt, e.poisoned, e.sandbox, "
     "e.median_ms, e.ci_lo_ms, e.ci_hi_ms, e.min_ms, e.eval_ms, e.started, "
-    "e.finished, e.timer, e.event_times_ms, e.busy_ms";
+    "e.finished";
+
+/// The evaluations' columns a file of schema Version has: version 3 added
+/// the timer, the event times and the device time, which older files read
+/// as their defaults (readers never migrate).
+std::string evaluationColumns(int Version) {
+  return std::string(EvaluationColumns) +
+         (Version >= 3 ? ", e.timer, e.event_times_ms, e.busy_ms"
+                       : ", '', '[]', 0");
+}
 
 /// times_ms: a JSON array of milliseconds, from nanoseconds and back.
 std::string timesJson(const std::vector<uint64_t> &TimesNs) {
@@ -603,7 +612,7 @@ Expected<std::vector<EvaluatedCandidate>>
 History::evaluations(int64_t KernelId) {
   Statement S(Db, Path, "reading the evaluations");
   std::string Sql = std::string("SELECT ") + CandidateColumns + ", " +
-                    EvaluationColumns +
+                    evaluationColumns(Version) +
                     " FROM evaluations e JOIN candidates c ON c.id = "
                     "e.candidate_id WHERE ?1 = 0 OR c.kernel_id = ?1 "
                     "ORDER BY e.id";
@@ -640,10 +649,13 @@ Expected<int64_t> History::addBaseline(const BaselineRow &B) {
 
 Expected<std::vector<BaselineRow>> History::baselines(int64_t KernelId) {
   Statement S(Db, Path, "reading the baselines");
-  R3_TRY(S.prepare("SELECT id, kernel_id, worker, device, median_ms, "
-                   "ci_lo_ms, ci_hi_ms, measured, after_evaluations, busy_ms, "
-                   "started FROM baselines WHERE ?1 = 0 OR kernel_id = ?1 "
-                   "ORDER BY id"));
+  std::string Sql = std::string("SELECT id, kernel_id, worker, device, "
+                                "median_ms, ci_lo_ms, ci_hi_ms, measured, "
+                                "after_evaluations, ") +
+                    (Version >= 3 ? "busy_ms, started" : "0, 0") +
+                    " FROM baselines WHERE ?1 = 0 OR kernel_id = ?1 ORDER "
+                    "BY id";
+  R3_TRY(S.prepare(Sql.c_str()));
   S.bind(KernelId);
   return collect<BaselineRow>(S, readBaseline);
 }

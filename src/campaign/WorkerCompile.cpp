@@ -35,6 +35,7 @@ std::string codeKey(const WorkerJob &J) {
   return sha256Hex(join({S.Text, S.FileName, join(S.Flags, "\n"), S.Toolchain,
                          std::to_string(S.MaxRegisters),
                          S.FastMath ? "fast" : "", S.LaunchBounds, S.Specialize,
+                         S.NvccOptions,
                          J.Work.Kernel, J.Work.Pipeline,
                          std::to_string(J.Work.CodegenOpt), J.Capture},
                         std::string_view("\0", 1)));
@@ -144,8 +145,12 @@ Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &J,
   O.ComputeMinor = R->header().Device.ComputeMinor;
   auto T = parseCudaToolchain(S.Toolchain.empty() ? "llvm" : S.Toolchain);
   if (!T)
-    return makeError("toolchain '", S.Toolchain, "' is not llvm or nvrtc");
+    return makeError("toolchain '", S.Toolchain,
+                     "' is not llvm, nvrtc or nvcc");
   O.Toolchain = *T;
+  for (std::string &W : split(S.NvccOptions, ' '))
+    if (!W.empty())
+      O.NvccOptions.push_back(std::move(W));
   O.Pipeline = J.Work.Pipeline;
   if (J.Work.CodegenOpt >= 0)
     O.CodegenOpt = J.Work.CodegenOpt;

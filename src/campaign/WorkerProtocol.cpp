@@ -64,6 +64,7 @@ Error decodeJob(wire::MetaReader &R, WorkerJob &J) {
     S.FastMath = R.u32() != 0;
     S.LaunchBounds = R.str();
     S.Specialize = R.str();
+    S.NvccOptions = R.str();
     J.Source = std::move(S);
   }
   R3_TRY(R.finish("worker job"));
@@ -103,7 +104,7 @@ std::vector<uint8_t> encodeJob(const WorkerJob &J) {
     for (const std::string &F : S.Flags)
       W.str(F);
     W.str(S.Toolchain).u32(S.MaxRegisters).u32(S.FastMath);
-    W.str(S.LaunchBounds).str(S.Specialize);
+    W.str(S.LaunchBounds).str(S.Specialize).str(S.NvccOptions);
   }
   return frame(WorkerMessageKind::Job, W);
 }

@@ -39,11 +39,12 @@ struct SourceJob {
   std::string Text;
   std::string FileName; ///< the original file's name (language, messages)
   std::vector<std::string> Flags; ///< clang flags: -I, -D, -std=
-  std::string Toolchain;          ///< cuda: "llvm" (empty), "nvrtc", "nvcc"
+  std::string Toolchain; ///< cuda: "llvm" (empty), "nvrtc", "nvcc"
   uint32_t MaxRegisters = 0;      ///< cuda; 0: no limit
   bool FastMath = false;          ///< cuda
   std::string LaunchBounds;       ///< cuda: "T" or "T,B"; empty: none
   std::string Specialize;         ///< cuda: "args", "dims"; empty: none
+  std::string NvccOptions;        ///< cuda, nvcc: words, space-separated
 };
 
 struct WorkerJob {

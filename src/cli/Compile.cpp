@@ -80,9 +80,13 @@ Error parseOutput(const ParsedArgs &A, CompilePlan &P) {
                   P.Emit));
   if (A.has("--emit") && !P.Output)
     return Error::make("option '--emit' needs -o FILE: where to write it");
-  if (P.Emit == "ir" && P.Options.Toolchain == CudaToolchain::Nvrtc)
-    return Error::make("option '--emit ir' needs the llvm toolchain: nvrtc "
-                       "makes no LLVM IR");
+  if (P.Emit == "ptx" && P.Options.Toolchain == CudaToolchain::Nvcc)
+    return Error::make("option '--emit ptx' needs the llvm or nvrtc "
+                       "toolchain: nvcc compiles straight to a cubin here");
+  if (P.Emit == "ir" && P.Options.Toolchain != CudaToolchain::Llvm)
+    return makeError("option '--emit ir' needs the llvm toolchain: ",
+                     cudaToolchainName(P.Options.Toolchain),
+                     " makes no LLVM IR");
   std::string Format;
   R3_TRY(
       moveInto(choiceValue(A, "--format", {"table", "json"}, "table"), Format));
@@ -180,8 +184,7 @@ json optional(int64_t V) { return V < 0 ? json(nullptr) : json(V); }
 json reportJson(const CompilePlan &P, const CudaCompileReport &R) {
   return {{"kernel", R.Kernel},
           {"demangled", demangle(R.Kernel)},
-          {"toolchain",
-           P.Options.Toolchain == CudaToolchain::Nvrtc ? "nvrtc" : "llvm"},
+          {"toolchain", cudaToolchainName(P.Options.Toolchain)},
           {"pipeline", R.Pipeline.empty() ? json(nullptr) : json(R.Pipeline)},
           {"codegen_opt", P.Options.CodegenOpt},
           {"registers", optional(R.Registers)},
@@ -268,7 +271,9 @@ CommandSpec withVariantCompilerOptions(CommandSpec C) {
       {"--max-registers", "", Arity::Value, "N", "register limit per thread"},
       {"--launch-bounds", "", Arity::Value, "T[,B]", "launch bounds to apply"},
       {"--fast-math", "", Arity::Flag, "",
-       "fast, less precise arithmetic (denormals flushed)"}};
+       "fast, less precise arithmetic (denormals flushed)"},
+      {"--nvcc-options", "", Arity::Value, "OPTIONS",
+       "more nvcc options (--toolchain nvcc)"}};
   // After the command's first three options (what to compile or replay).
   C.Options.insert(C.Options.begin() + 3, std::begin(Shared), std::end(Shared));
   return C;
@@ -291,7 +296,7 @@ CommandSpec compileCommand() {
         {{"--source", "", Arity::Value, "FILE", "the kernel's source file"},
          {"--kernel", "", Arity::Value, "NAME", "the kernel to compile"},
          {"--arch", "", Arity::Value, "sm_XX", "target compute capability"},
-         {"--toolchain", "", Arity::Value, "llvm|nvrtc",
+         {"--toolchain", "", Arity::Value, "llvm|nvrtc|nvcc",
           "which compiler to use"},
          {"--capture", "", Arity::Value, "CAPTURE.h5",
           "recorded values to specialize on"},

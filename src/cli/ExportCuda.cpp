@@ -11,6 +11,7 @@
 #include "support/Paths.h"
 #include "support/StringUtil.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -86,6 +87,8 @@ std::vector<std::string> compileWords(const CudaExportInput &In) {
     W.push_back("--fast-math");
   if (std::string Sp = text(S, "specialize"); !Sp.empty() && Sp != "none")
     W.insert(W.end(), {"--specialize", Sp});
+  if (std::string N = text(S, "nvcc_options"); !N.empty())
+    W.insert(W.end(), {"--nvcc-options", N});
   return W;
 }
 
@@ -147,6 +150,10 @@ Expected<CudaCompiled> compileBest(const CudaExportInput &In,
   if (int Regs = integer(S, "max_registers", 0); Regs > 0)
     O.MaxRegisters = static_cast<uint32_t>(Regs);
   O.FastMath = S.value("fast_math", false);
+  O.NvccOptions = split(text(S, "nvcc_options"), ' ');
+  O.NvccOptions.erase(std::remove(O.NvccOptions.begin(), O.NvccOptions.end(),
+                                  std::string()),
+                      O.NvccOptions.end());
   O.CacheDir = defaultCacheDir();
   if (!text(S, "specialize").empty() && text(S, "specialize") != "none")
     return Error::make("the best is specialized on its recorded launch: its "

@@ -585,7 +585,7 @@ CommandSpec replayCommand() {
         "the kernel's shared memory / L1 preference (CUDA)"},
        {"--specialize", "", Arity::Value, "args|dims|none",
         "fold recorded values in as constants (CUDA)"},
-       {"--toolchain", "", Arity::Value, "llvm|nvrtc",
+       {"--toolchain", "", Arity::Value, "llvm|nvrtc|nvcc",
         "which compiler builds --source (CUDA; default llvm)"},
        {"--cache-dir", "", Arity::Value, "DIR",
         "the compile cache (CUDA; default $R3_CACHE_DIR or ~/.cache/r3)"},

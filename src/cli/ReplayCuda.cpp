@@ -48,7 +48,7 @@ Error needsSource(const ParsedArgs &A, const ReplayPlan &P) {
   for (const char *O :
        {"--pipeline", "--codegen-opt", "--max-registers", "--launch-bounds",
         "--specialize", "--cflags", "--compile-commands", "--toolchain",
-        "--fast-math"})
+        "--fast-math", "--nvcc-options"})
     if (A.has(O))
       return makeError("option '", O,
                        "' needs --source: without it the recorded module (a "
@@ -131,7 +131,7 @@ Expected<std::pair<Dim3, Dim3>> shapeOf(const CudaPlan &C, const LaunchInfo &L,
 json dimJson(const Dim3 &D) { return json::array({D[0], D[1], D[2]}); }
 
 json reportJson(const CudaCompileReport &R, CudaToolchain T) {
-  return {{"toolchain", T == CudaToolchain::Nvrtc ? "nvrtc" : "llvm"},
+  return {{"toolchain", cudaToolchainName(T)},
           {"ptx_bytes", R.PtxBytes},
           {"frontend_ms", R.FrontendMs},
           {"opt_ms", R.OptMs},

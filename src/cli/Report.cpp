@@ -474,9 +474,12 @@ Expected<json> workersJson(History &H,
                    {"evaluations", W.Evaluations},
                    {"busy_ms", W.BusyMs},
                    {"wall_ms", Wall},
+                   // No device time at all: a history from before r3 kept
+                   // it, not an idle device.
                    {"busy_fraction",
-                    Wall > 0 ? json(std::min(1.0, W.BusyMs / Wall))
-                             : json(nullptr)}});
+                    Wall > 0 && W.BusyMs > 0
+                        ? json(std::min(1.0, W.BusyMs / Wall))
+                        : json(nullptr)}});
   }
   return Out;
 }

@@ -50,11 +50,14 @@ Error parseCompilerSettings(const ParsedArgs &A, CudaCompileOptions &O) {
   O.MaxRegisters = Regs;
   O.Pipeline = A.value("--pipeline").value_or("");
   std::string Toolchain;
-  R3_TRY(moveInto(choiceValue(A, "--toolchain", {"llvm", "nvrtc"}, "llvm"),
-                  Toolchain));
-  O.Toolchain =
-      Toolchain == "nvrtc" ? CudaToolchain::Nvrtc : CudaToolchain::Llvm;
+  R3_TRY(moveInto(
+      choiceValue(A, "--toolchain", {"llvm", "nvrtc", "nvcc"}, "llvm"),
+      Toolchain));
+  O.Toolchain = *parseCudaToolchain(Toolchain);
   O.FastMath = A.has("--fast-math");
+  O.NvccOptions = splitCommandLine(A.value("--nvcc-options").value_or(""));
+  if (!O.NvccOptions.empty() && O.Toolchain != CudaToolchain::Nvcc)
+    return Error::make("option '--nvcc-options' needs --toolchain nvcc");
   return parseBounds(A, O);
 }
 

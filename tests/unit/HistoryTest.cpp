@@ -672,14 +672,22 @@ TEST_CASE("history: a version 1 history is read as it is and migrated by a "
     auto H = openOk(Db.Path, HistoryMode::Create);
     addKernel(*H);
   }
-  // What a version 1 file looks like: no prompts, no llm_calls.
+  // What a version 1 file looks like: no prompts, no llm_calls, none of
+  // version 3's columns.
   rawSql(Db.Path, "DROP TABLE llm_calls; DROP TABLE prompts; "
+                  "ALTER TABLE evaluations DROP COLUMN timer; "
+                  "ALTER TABLE evaluations DROP COLUMN event_times_ms; "
+                  "ALTER TABLE evaluations DROP COLUMN busy_ms; "
+                  "ALTER TABLE baselines DROP COLUMN busy_ms; "
+                  "ALTER TABLE baselines DROP COLUMN started; "
                   "PRAGMA user_version = 1");
   {
     auto R = openOk(Db.Path, HistoryMode::ReadOnly);
     CHECK(value(R->schemaVersion()) == 1);
     CHECK(value(R->llmCalls()).empty());
     CHECK(value(R->kernels()).size() == 1);
+    CHECK(value(R->evaluations()).empty()); // read without version 3's columns
+    CHECK(value(R->baselines()).empty());
   }
   CHECK(rawText(Db.Path, "PRAGMA user_version") == "1");
   auto H = openOk(Db.Path, HistoryMode::Open);

@@ -67,15 +67,21 @@ Error validate(const CudaCompileOptions &O) {
   if (O.ComputeMajor < 5 || O.ComputeMinor < 0 || O.ComputeMinor > 9)
     return makeError("compute capability ", O.ComputeMajor, ".", O.ComputeMinor,
                      ": expected sm_50 or newer");
-  if (O.Toolchain != CudaToolchain::Nvrtc)
+  if (O.Toolchain == CudaToolchain::Llvm)
     return Error::success();
+  const char *Name = cudaToolchainName(O.Toolchain);
   if (!O.Pipeline.empty() && O.Pipeline != defaultPipeline())
-    return makeError("pipeline '", O.Pipeline,
-                     "': the nvrtc toolchain runs no LLVM pipeline; use the "
-                     "llvm toolchain, or pass nvrtc flags instead");
+    return makeError("pipeline '", O.Pipeline, "': the ", Name,
+                     " toolchain runs no LLVM pipeline; use the llvm "
+                     "toolchain, or pass ", Name, " flags instead");
   if (O.Specialize && (O.Specialize->Args || O.Specialize->Dims))
-    return Error::make("specialization rewrites LLVM IR: it needs the llvm "
-                       "toolchain, not nvrtc");
+    return makeError("specialization rewrites LLVM IR: it needs the llvm "
+                     "toolchain, not ",
+                     Name);
+  if (O.Toolchain == CudaToolchain::Nvcc && O.Bounds)
+    return Error::make("launch bounds are applied to LLVM IR or PTX: they "
+                       "need the llvm or nvrtc toolchain, not nvcc (write "
+                       "__launch_bounds__ in the source instead)");
   return Error::success();
 }
 
@@ -196,6 +202,49 @@ Error nvrtcPtx(Job &J) {
   return Error::success();
 }
 
+// --- nvcc: source → cubin in one step ---
+
+Error nvccCubin(Job &J) {
+  auto Start = Clock::now();
+  auto Text = readFileBytes(J.O.SourcePath);
+  if (!Text)
+    return makeError("source file '", J.O.SourcePath, "' does not exist");
+  std::string Key = keyOf(
+      {"nvcc-1", *Text, J.O.SourcePath, join(J.O.Flags, "\n"),
+       join(J.O.NvccOptions, "\n"), J.O.Kernel,
+       smName(J.O.ComputeMajor, J.O.ComputeMinor),
+       std::to_string(J.O.CodegenOpt),
+       std::to_string(J.O.MaxRegisters.value_or(0)),
+       J.O.FastMath ? "fast-math" : "", nvccIdentity()});
+  auto Hit = J.Cache.lookup("cubin", Key, {"cubin", "log", "kernel", "deps"});
+  if (Hit && CompileCache::manifestHolds((*Hit)["deps"])) {
+    J.Out.Cubin.assign((*Hit)["cubin"].begin(), (*Hit)["cubin"].end());
+    J.Out.Report.Log = (*Hit)["log"];
+    J.Out.Report.Kernel = (*Hit)["kernel"];
+    J.Out.Report.FrontendCached = J.Out.Report.PtxCached =
+        J.Out.Report.CubinCached = true;
+  } else {
+    NvccOutput N;
+    R3_TRY(moveInto(compileWithNvcc(J.O), N));
+    J.Out.Cubin = std::move(N.Cubin);
+    J.Out.Report.Log = std::move(N.Log);
+    J.Out.Report.Kernel = N.Kernel;
+    if (J.Cache.enabled()) {
+      std::string Manifest;
+      R3_TRY(moveInto(CompileCache::manifestOf(N.Dependencies), Manifest));
+      R3_TRY(J.Cache.store(
+          "cubin", Key,
+          {{"cubin", std::string(J.Out.Cubin.begin(), J.Out.Cubin.end())},
+           {"log", J.Out.Report.Log},
+           {"kernel", N.Kernel},
+           {"deps", Manifest}}));
+    }
+  }
+  J.Out.Report.LinkMs = msSince(Start);
+  readResources(J.Out.Report.Log, J.Out.Cubin, J.Out.Report);
+  return Error::success();
+}
+
 // --- PTX → cubin ---
 
 Error cubin(Job &J) {
@@ -232,6 +281,11 @@ Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O) {
   bool Llvm = O.Toolchain == CudaToolchain::Llvm;
   J.Out.Report.Pipeline =
       Llvm ? (O.Pipeline.empty() ? defaultPipeline() : O.Pipeline) : "";
+  if (O.Toolchain == CudaToolchain::Nvcc) {
+    R3_TRY(nvccCubin(J));
+    J.Out.Report.CompileMs = msSince(Start);
+    return std::move(J.Out);
+  }
   R3_TRY(Llvm ? llvmPtx(J) : nvrtcPtx(J));
   J.Out.Report.PtxBytes = J.Out.Ptx.size();
   R3_TRY(cubin(J));
@@ -240,14 +294,22 @@ Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O) {
 }
 
 const char *cudaToolchainName(CudaToolchain T) {
-  return T == CudaToolchain::Nvrtc ? "nvrtc" : "llvm";
+  switch (T) {
+  case CudaToolchain::Nvrtc:
+    return "nvrtc";
+  case CudaToolchain::Nvcc:
+    return "nvcc";
+  case CudaToolchain::Llvm:
+    break;
+  }
+  return "llvm";
 }
 
 std::optional<CudaToolchain> parseCudaToolchain(const std::string &Name) {
-  if (Name == "llvm")
-    return CudaToolchain::Llvm;
-  if (Name == "nvrtc")
-    return CudaToolchain::Nvrtc;
+  for (CudaToolchain T :
+       {CudaToolchain::Llvm, CudaToolchain::Nvrtc, CudaToolchain::Nvcc})
+    if (Name == cudaToolchainName(T))
+      return T;
   return std::nullopt;
 }
 

@@ -17,9 +17,12 @@
 
 namespace r3 {
 
-enum class CudaToolchain { Llvm, Nvrtc };
+/// Who compiles a variant: clang-19 and LLVM (the pass-order search),
+/// NVRTC, or nvcc with the application's own flags (compiler tuning from
+/// the application's own code generator).
+enum class CudaToolchain { Llvm, Nvrtc, Nvcc };
 
-/// "llvm", "nvrtc"; parse gives none for another word.
+/// "llvm", "nvrtc", "nvcc"; parse gives none for another word.
 const char *cudaToolchainName(CudaToolchain T);
 std::optional<CudaToolchain> parseCudaToolchain(const std::string &Name);
 
@@ -49,8 +52,11 @@ struct CudaCompileOptions {
   int CodegenOpt = 3;   ///< NVPTX codegen and ptxas -O level, 0-3
   std::optional<uint32_t> MaxRegisters;
   /// Fast, less precise arithmetic: -ffast-math with denormals flushed
-  /// (llvm), --use_fast_math (nvrtc).
+  /// (llvm), --use_fast_math (nvrtc, nvcc).
   bool FastMath = false;
+  /// nvcc: more options, each a word of its command line
+  /// ("--extra-device-vectorization", "-Xptxas", "-dlcm=cg").
+  std::vector<std::string> NvccOptions;
   std::optional<LaunchBoundsSpec> Bounds;
   std::optional<Specialization> Specialize;
   std::string CacheDir; ///< empty: no cache

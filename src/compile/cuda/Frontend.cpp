@@ -155,6 +155,10 @@ std::string describeKernels(const std::vector<std::string> &Kernels) {
 
 } // namespace
 
+std::vector<std::string> dependenciesOf(const std::string &DepFile) {
+  return parseDepFile(readWhole(DepFile));
+}
+
 std::string smName(int Major, int Minor) {
   return "sm_" + std::to_string(Major) + std::to_string(Minor);
 }

@@ -42,6 +42,26 @@ std::string frontendIdentity(const CudaCompileOptions &O);
 /// The CUDA toolkit's root: $R3_CUDA_PATH, else the one r3 was built with.
 std::string toolkitDir();
 
+/// The files a Make dependency file (clang's or nvcc's -MD) names.
+std::vector<std::string> dependenciesOf(const std::string &DepFile);
+
+// --- Nvcc.cpp ---
+
+/// What nvcc made of a source: the cubin of the whole file, the kernel
+/// resolved among its entries, ptxas's report, the files it read.
+struct NvccOutput {
+  std::vector<uint8_t> Cubin;
+  std::string Kernel, Log;
+  std::vector<std::string> Dependencies;
+};
+
+/// Compiles O.SourcePath with nvcc -cubin for the capture's architecture,
+/// with O.Flags (the application's) and the nvcc options of O.
+Expected<NvccOutput> compileWithNvcc(const CudaCompileOptions &O);
+
+/// nvcc's path and version, for cache keys.
+std::string nvccIdentity();
+
 /// Parses bitcode into Ctx.
 Expected<std::unique_ptr<llvm::Module>> parseBitcode(const std::string &Bytes,
                                                      llvm::LLVMContext &Ctx,
