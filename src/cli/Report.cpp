@@ -486,6 +486,13 @@ Expected<json> workersJson(History &H,
 
 std::string workersText(const json &Workers) {
   std::string Out;
+  // A history that kept no device time (older than version 3) has nothing
+  // to say here.
+  bool Any = false;
+  for (const json &W : Workers)
+    Any |= W["busy_fraction"].is_number();
+  if (!Any)
+    return Out;
   for (const json &W : Workers) {
     char Line[512];
     const json &F = W["busy_fraction"];
@@ -707,8 +714,8 @@ std::string reportTable(const json &J) {
     appendf(Out, "llm:         %s; by model: %s\n", llmCallsText(Llm).c_str(),
             join(Models, ", ").c_str());
   }
-  if (!J["workers"].empty())
-    Out += "workers (the campaign's latest run):\n" + workersText(J["workers"]);
+  if (std::string W = workersText(J["workers"]); !W.empty())
+    Out += "workers (the campaign's latest run):\n" + W;
   for (const json &K : J["kernels"])
     appendKernel(Out, K);
   return Out;

@@ -68,7 +68,7 @@ summarizeKernels(History &H,
 Expected<nlohmann::json>
 workersJson(History &H, const std::vector<EvaluatedCandidate> &Evaluations);
 /// "  worker 0: NVIDIA H200, 120 evaluations, device busy 93% of 61.2 s"
-/// lines of workersJson's array (none when it is empty).
+/// lines of workersJson's array (none when no worker kept device times).
 std::string workersText(const nlohmann::json &Workers);
 
 /// The report as one JSON object: the keys docs/history-schema.md lists.

@@ -269,8 +269,8 @@ int runStatus(const ParsedArgs &A) {
     return ExitSuccess;
   }
   printHeader(*J, Now);
-  if (!(*J)["workers"].empty())
-    std::printf("workers:\n%s", workersText((*J)["workers"]).c_str());
+  if (std::string W = workersText((*J)["workers"]); !W.empty())
+    std::printf("workers:\n%s", W.c_str());
   printKernels((*J)["kernels"]);
   return ExitSuccess;
 }
