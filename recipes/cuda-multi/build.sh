@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds cuda-multi with nvcc (default static cudart, sm_90 code plus PTX)
-# and, unless BUILD_ONLY=1, records the third step's react (launch 2) into
-# multi.h5. Uses $R3 (or the r3 on PATH) and $NVCC (default nvcc on PATH or
-# /usr/local/cuda/bin/nvcc); ARCH sets the GPU architecture (default sm_90).
+# and, unless BUILD_ONLY=1, records the third step (launch 2) of each kernel
+# into its own capture, the three its campaign names: react.h5, advect.h5
+# and diffuse.h5 (one run of the application each). Uses $R3 (or the r3 on
+# PATH) and $NVCC (default nvcc on PATH or /usr/local/cuda/bin/nvcc); ARCH
+# sets the GPU architecture (default sm_90).
 set -euo pipefail
 cd "$(dirname "$0")"
 R3=${R3:-r3}
@@ -16,4 +18,6 @@ if ! command -v "$R3" >/dev/null; then
   echo "build.sh: r3 not found; put it on PATH or set R3=/path/to/r3" >&2
   exit 1
 fi
-"$R3" record --kernel react --launch 2 -o multi.h5 -- ./multi
+for K in react advect diffuse; do
+  "$R3" record --kernel "$K" --launch 2 -o "$K.h5" -- ./multi
+done
