@@ -324,6 +324,12 @@ Error Coordinator::rebuild(KernelState &K) {
       Queue.push_back({&K, V, Row, P});
     }
   }
+  // A variant stored without its source candidate (made beside another
+  // and killed before its turn) gets it now; otherwise it would stay open
+  // for ever and hold the outer loop back.
+  for (VariantState &V : K.Variants)
+    if (!V.Recorded && !V.SourceCandidate)
+      Queue.push_back({&K, &V, CandidateRow{}, std::nullopt});
   std::vector<EvaluatedCandidate> Evals;
   R3_TRY(moveInto(H.evaluations(K.Id), Evals));
   for (const EvaluatedCandidate &E : Evals) {

@@ -15,7 +15,9 @@
 #include "compile/cuda/CudaCompiler.h"
 #endif
 
+#include <atomic>
 #include <chrono>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 
@@ -42,9 +44,13 @@ std::string codeKey(const WorkerJob &J) {
 }
 
 /// The source's text at a path that depends only on the text and the name.
+/// Several compile threads (and workers) may write it at once: each writes
+/// a file of its own and renames it into place, and whoever renames last
+/// replaces the same text.
 Expected<std::string> stableSource(const SourceJob &S,
                                    const std::string &CacheDir) {
-  fs::path Dir = fs::path(CacheDir) / "sources" / sha256Hex(S.Text).substr(0, 24);
+  fs::path Dir =
+      fs::path(CacheDir) / "sources" / sha256Hex(S.Text).substr(0, 24);
   fs::path File = Dir / fs::path(S.FileName).filename();
   if (pathExists(File.string()))
     return File.string();
@@ -53,7 +59,21 @@ Expected<std::string> stableSource(const SourceJob &S,
   if (EC)
     return makeError(Dir.string(), ": cannot create the folder: ",
                      EC.message());
-  R3_TRY(writeFileAtomically(File.string(), S.Text));
+  static std::atomic<uint64_t> Serial{0};
+  std::string Tmp = File.string() + ".tmp." + std::to_string(::getpid()) +
+                    "." + std::to_string(++Serial);
+  {
+    std::ofstream Out(Tmp, std::ios::binary);
+    Out << S.Text;
+    if (!Out)
+      return makeError(Tmp, ": cannot write the source");
+  }
+  fs::rename(Tmp, File, EC);
+  if (EC) {
+    fs::remove(Tmp, EC);
+    if (!pathExists(File.string()))
+      return makeError(File.string(), ": cannot write the source");
+  }
   return File.string();
 }
 } // namespace

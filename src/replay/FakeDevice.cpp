@@ -75,6 +75,10 @@ std::string FakeDevice::next() {
 Expected<CandidateResult> FakeDevice::evaluate(const Candidate &C,
                                                const RunHooks &Hooks) {
   std::string Step = next();
+  // A fake GPU as slow as a real one, where a test needs one (kill -9 at a
+  // random moment of a campaign that must still be running).
+  if (const char *Delay = std::getenv("R3_REPLAY_FAKE_DELAY_MS"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(Delay)));
   R3_TRY(Hooks.Running(CompiledInfo{0.5, C.Pipeline, 0, true}));
   if (Hooks.Tick)
     Hooks.Tick();

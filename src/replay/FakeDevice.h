@@ -11,7 +11,8 @@
 // exact verification, verified under a tolerance). A verified run takes 1 ms for the
 // recorded code at 128 threads a block, 10% more per factor of two away
 // from that and 5% more for compiled code, so a campaign has a best launch
-// to find; the timed runs follow the candidate's repetition rule.
+// to find; the timed runs follow the candidate's repetition rule. With
+// R3_REPLAY_FAKE_DELAY_MS each evaluation also takes that long.
 #pragma once
 
 #include "replay/Device.h"
