@@ -340,8 +340,9 @@ Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
 }
 
 /// The warm-ups and timed runs of one launch, each after an untimed restore.
-/// Times.Rule says how many timed runs; with CUPTI, an adaptive rule reads
-/// the kernels' durations after each run.
+/// Times.Rule says how many timed runs; an adaptive rule is asked at
+/// checkpoints (its minimum, then every quarter more), where CUPTI's records
+/// are flushed, since a flush per run would cost more than it saves.
 Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
                                              const LaunchData &L,
                                              const RegionAddresses &At,
@@ -353,11 +354,25 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
   std::vector<uint64_t> Events;
   std::optional<std::vector<uint64_t>> Kernel;
   bool UseCupti = Timer != nullptr;
-  bool Adaptive = Times.Rule.Min > 0 && Times.Rule.Min < Times.Rule.Max;
+  const RepetitionRule &Rule = Times.Rule;
+  bool Adaptive = Rule.Min > 0 && Rule.Min < Rule.Max;
+  size_t NextCheck = std::max<size_t>(Rule.Min, 6);
+  auto KernelTimes = [&]() -> Error {
+    if (UseCupti && (!Kernel || Kernel->size() != Events.size())) {
+      R3_TRY(moveInto(Timer->durations(Events.size()), Kernel));
+      UseCupti = Kernel.has_value();
+    }
+    return Error::success();
+  };
   for (uint32_t I = 0;; ++I) {
-    const std::vector<uint64_t> &Sofar = UseCupti && Kernel ? *Kernel : Events;
-    if (I >= C.Warmup && Times.Rule.enough(Sofar))
+    if (I >= C.Warmup && Events.size() >= Rule.Max)
       break;
+    if (I >= C.Warmup && Adaptive && Events.size() >= NextCheck) {
+      R3_TRY(KernelTimes());
+      if (Rule.enough(UseCupti ? *Kernel : Events))
+        break;
+      NextCheck = Events.size() + std::max<size_t>(2, Events.size() / 4);
+    }
     if (Hooks.Tick)
       Hooks.Tick();
     auto T = Clock::now();
@@ -370,14 +385,10 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
     St = launchOnce(L, Shape, Stream, Start, Stop);
     if (St.Failure != FailureKind::None)
       return St;
-    if (I < C.Warmup)
-      continue;
-    Events.push_back(St.Ns);
-    if (UseCupti && (Adaptive || Times.Rule.enough(Events))) {
-      R3_TRY(moveInto(Timer->durations(Events.size()), Kernel));
-      UseCupti = Kernel.has_value();
-    }
+    if (I >= C.Warmup)
+      Events.push_back(St.Ns);
   }
+  R3_TRY(KernelTimes());
   Times.add(Events, UseCupti ? *Kernel : Events, UseCupti);
   return St;
 }
