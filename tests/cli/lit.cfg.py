@@ -20,6 +20,11 @@ config.excludes = ["Inputs"]
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["NO_COLOR"] = "1"
+# Where r3's tools live when they are not where the build found them (a
+# GPU machine running scripts/gpu-bundle's folder), and which GPUs to use.
+for _var in ("R3_CLANG", "R3_CUDA_PATH", "R3_NVCC", "CUDA_VISIBLE_DEVICES"):
+    if _var in os.environ:
+        config.environment[_var] = os.environ[_var]
 
 config.substitutions.append(("%r3", config.r3_binary))
 config.substitutions.append(("%python", sys.executable))
