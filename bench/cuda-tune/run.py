@@ -8,12 +8,13 @@
      launch, compiler, source);
   2. the cost of an evaluation by level (median wall time of its compile and
      runs in the worker) beside rebuilding the application with nvcc and
-     running it (median of 3), which is what a user without r3 pays for each
+     running it (median of --rebuilds, default 3), which is what a user
+     without r3 pays for each
      candidate, and the ratio; and the whole campaign's wall time beside
      --evaluations rebuild-and-runs.
 
   run.py --r3 R3 --recipes DIR --out OUTDIR [--budget SECONDS]
-         [--evaluations N] [--only NAME,...]
+         [--evaluations N] [--only NAME,...] [--rebuilds N]
 
 Prints Markdown tables and writes them to OUTDIR/cuda-tune.txt, with each
 campaign's history (OUTDIR/NAME.db) for later reports."""
@@ -42,13 +43,13 @@ def fmt(x, d=3):
     return "-" if x is None else f"{x:.{d}f}"
 
 
-def rebuild_and_run(d, env):
+def rebuild_and_run(d, env, times):
     """What one candidate costs without r3: nvcc rebuild, then the app."""
     walls = []
     binary = next(l.split("./", 1)[1].split()[0]
                   for l in open(os.path.join(d, "build.sh"))
                   if "record" in l and "-- ./" in l)
-    for _ in range(3):
+    for _ in range(times):
         p, tb = sh(["./build.sh"], cwd=d, env=dict(env, BUILD_ONLY="1"))
         if p.returncode:
             raise RuntimeError("build.sh: " + p.stderr[-300:])
@@ -95,7 +96,7 @@ def bench(a, name, work, rows, costs, left):
     p, _ = sh(["./build.sh"], cwd=d, env=env)  # builds and records
     if p.returncode:
         raise RuntimeError("build.sh: " + (p.stderr or p.stdout)[-300:])
-    full = rebuild_and_run(d, env)
+    full = rebuild_and_run(d, env, a.rebuilds)
     db, wall, rc = tune(a, d, name, left)
     rep = json.loads(sh([a.r3, "report", db, "--format", "json"])[0].stdout)
     n = rep["evaluations"]
@@ -123,6 +124,8 @@ def main():
     ap.add_argument("--budget", type=float, default=600)
     ap.add_argument("--evaluations", type=int, default=200)
     ap.add_argument("--only", default=",".join(RECIPES))
+    ap.add_argument("--rebuilds", type=int, default=3,
+                    help="rebuild-and-runs timed per recipe (their median)")
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or
                     "/usr/local/cuda/bin/nvcc")
     a = ap.parse_args()
