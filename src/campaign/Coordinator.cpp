@@ -215,8 +215,9 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
                  : hostCpuName();
   R3_TRY(
       moveInto(H.putKernel({0, Spec.Name, Spec.Capture, K.Fingerprint}), K.Id));
-  if (!Spec.Source.empty() && C.Source.Strategy != "none") {
+  if (!Spec.Source.empty())
     K.Model = sourceSpace(Spec);
+  if (!Spec.Source.empty() && C.Source.Strategy != "none") {
     search::EvolutionOptions O;
     O.Islands = std::max(1u, C.Source.Islands);
     O.MigrationInterval = C.Source.MigrationInterval;
@@ -235,9 +236,9 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
                                : search::makeKnobMutation(K.Model),
                            Rate);
     }
-    for (const std::string &F : K.Model.Files)
-      R3_TRY(moveInto(readText(F), K.FileTexts[F]));
   }
+  for (const std::string &F : K.Model.Files)
+    R3_TRY(moveInto(readText(F), K.FileTexts[F]));
   return rebuild(K);
 }
 
@@ -266,8 +267,9 @@ VariantState &Coordinator::addVariantState(KernelState &K, VariantRow Row,
   }
   V.Space = C.Target == Backend::Cuda && V.Recorded ? &LaunchOnly : &Inner;
   V.Inner = makeInner(static_cast<unsigned>(K.Id * 65537 + Row.Id), *V.Space);
-  // The recorded code takes the whole budget when there is no source level.
-  V.Budget = V.Recorded && !K.Evo ? ~0u : C.Budget.InnerEvaluations;
+  // Without an outer loop, the recorded code (and on CUDA the source as
+  // written) share the whole budget.
+  V.Budget = !K.Evo ? ~0u : C.Budget.InnerEvaluations;
   if (!V.Recorded && K.Evo)
     K.Evo->markSeen(V.Genome);
   return V;
@@ -610,13 +612,18 @@ Error Coordinator::seedInitial(KernelState &K) {
 }
 
 Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
-  if (!K.Evo || K.openVariants() > Workers)
+  bool Initial = K.Variants.size() == 1 && !K.Model.Files.empty();
+  if (!K.Evo && !Initial)
     return std::optional<InFlight>();
-  if (K.Variants.size() == 1) {
+  if (K.Evo && K.openVariants() > Workers)
+    return std::optional<InFlight>();
+  if (Initial) {
     R3_TRY(seedInitial(K));
     if (!Queue.empty())
       return requeued();
   }
+  if (!K.Evo)
+    return std::optional<InFlight>();
   std::vector<search::Offspring> Kids = takeChildren(K, true);
   bool NoKids = Kids.empty();
   std::vector<VariantState *> Made;
