@@ -343,6 +343,16 @@ std::optional<std::string> toolchain(Reader &R, const toml::node &N,
   return T;
 }
 
+/// One choice of nvcc options: a string of them, "" for none.
+std::optional<std::string> nvccOptions(Reader &R, const toml::node &N,
+                                       const std::string &What) {
+  if (auto *S = N.as_string())
+    return S->get();
+  R.D.at(N, What + " must be a string of nvcc options (\"\" for none), got " +
+                describeNode(N));
+  return std::nullopt;
+}
+
 /// "T" or "T,B": threads per block (1-1024), optionally blocks per SM.
 std::optional<std::string> launchBounds(Reader &R, const toml::node &N,
                                         const std::string &What) {
@@ -382,7 +392,7 @@ void readCompiler(Reader &R, const Section &S, CompilerSpec &C) {
     R.readList(S, "specialize", C.Specialize,
                R.oneOf({"none", "args", "dims"}));
   if (R.cudaOnly(S, "nvcc_options"))
-    R.readList(S, "nvcc_options", C.NvccOptions, R.element(&Reader::string));
+    R.readList(S, "nvcc_options", C.NvccOptions, with(R, nvccOptions));
 }
 
 void checkBlock(Reader &R, const Section &S, const LaunchSpec &L) {
