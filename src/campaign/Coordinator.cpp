@@ -5,12 +5,9 @@
 // resumed search is the search that was running.
 #include "campaign/Coordinator.h"
 
-#include "campaign/Identity.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
-#include "compile/CompileCommands.h"
 #include "replay/Stats.h"
-#include "support/Demangle.h"
 #include "support/Machine.h"
 #include "support/StringUtil.h"
 
@@ -83,21 +80,6 @@ Expected<search::SourceGenome> parseGenome(const VariantRow &V) {
   return G;
 }
 
-/// Which fields of the settings differ from the defaults: the level an inner
-/// candidate is credited to.
-std::string innerLevel(const InnerSettings &S) {
-  InnerSettings D;
-  bool Compiler =
-      S.Pipeline != D.Pipeline || S.CodegenOpt != D.CodegenOpt ||
-      S.Toolchain != D.Toolchain || S.MaxRegisters != D.MaxRegisters ||
-      S.FastMath != D.FastMath || S.LaunchBounds != D.LaunchBounds ||
-      S.Specialize != D.Specialize || S.NvccOptions != D.NvccOptions;
-  bool Launch = S.Block.has_value() || S.DynamicShared != D.DynamicShared ||
-                S.CachePreference != D.CachePreference;
-  if (Launch && !Compiler)
-    return "launch";
-  return Compiler && Launch ? "compiler+launch" : "compiler";
-}
 } // namespace
 
 std::string pointJson(const search::Point &P) { return json(P.Values).dump(); }
@@ -110,24 +92,6 @@ Expected<search::Point> parsePointJson(const std::string &Text) {
     return makeError("bad point '", Text, "': ", E.what());
   }
   return P;
-}
-
-Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
-                                      const KernelSpec &Spec) {
-  const auto &Ks = R.kernels();
-  auto It = std::find_if(Ks.begin(), Ks.end(), [&](const KernelInfo &I) {
-    std::string D = I.Demangled.empty() ? demangle(I.Name) : I.Demangled;
-    // "jacobi2d" names jacobi2d(int, int, float const*, float*) too.
-    return I.Name == Spec.Name || D == Spec.Name ||
-           D.starts_with(Spec.Name + "(");
-  });
-  if (It != Ks.end())
-    return static_cast<uint32_t>(It - Ks.begin());
-  std::vector<std::string> Names;
-  for (const KernelInfo &I : Ks)
-    Names.push_back(I.Demangled.empty() ? I.Name : I.Demangled);
-  return makeError(Spec.Capture, ": no kernel '", Spec.Name,
-                   "' in the capture (it has ", join(Names, ", "), ")");
 }
 
 std::optional<double> KernelState::baselineMs() const {
@@ -180,7 +144,7 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
   auto R = CaptureReader::open(Spec.Capture);
   if (!R)
     return R.takeError();
-  uint32_t Index;
+  uint32_t Index = 0;
   R3_TRY(moveInto(findCampaignKernel(**R, Spec), Index));
   KernelState &K = Kernels.emplace_back();
   K.Spec = &Spec;
@@ -429,129 +393,6 @@ Error Coordinator::saveArchive(KernelState &K) {
       Rows.push_back({K.Id, I, static_cast<int64_t>(Cell), E.Id, E.Fitness,
                       json(E.Descriptor).dump()});
   return H.putArchive(K.Id, Rows);
-}
-
-std::string Coordinator::settingsJson(const InnerSettings &S) const {
-  json J = {{"pipeline", S.Pipeline}, {"codegen_opt", S.CodegenOpt}};
-  if (C.Target == Backend::Cuda) {
-    J["toolchain"] = S.Toolchain;
-    J["max_registers"] = S.MaxRegisters;
-    J["fast_math"] = S.FastMath;
-    J["launch_bounds"] = S.LaunchBounds;
-    J["specialize"] = S.Specialize;
-    J["cache_preference"] = S.CachePreference;
-    J["dynamic_shared"] = S.DynamicShared;
-    if (!S.NvccOptions.empty())
-      J["nvcc_options"] = S.NvccOptions;
-    if (S.Block)
-      J["block"] = *S.Block;
-  }
-  return J.dump();
-}
-
-WorkerJob Coordinator::makeJob(const KernelState &K, const VariantState &V,
-                               const InnerSettings &S) const {
-  WorkerJob J;
-  J.Capture = K.Spec->Capture;
-  Candidate &W = J.Work;
-  W.Kernel = K.Mangled;
-  W.Launches = K.Launches;
-  W.Pipeline = S.Pipeline;
-  W.CodegenOpt = S.CodegenOpt;
-  if (S.Block)
-    W.Block = S.Block;
-  W.Warmup = C.Evaluation.Warmup;
-  W.Repetitions = C.Evaluation.Repetitions;
-  W.MinRepetitions = C.Evaluation.MinRepetitions;
-  W.TargetCi = C.Evaluation.TargetCi;
-  W.TimeoutSeconds = C.Evaluation.TimeoutSeconds;
-  W.FlushL2 = C.Evaluation.FlushL2;
-  W.Verify = K.Spec->Verify;
-  J.Target = C.Target;
-  if (C.Target == Backend::Cuda) {
-    W.GridRule = K.Spec->GridRule;
-    if (!C.Launch.DynamicShared.empty())
-      W.DynamicShared = S.DynamicShared;
-    W.Cache = parseCachePreference(S.CachePreference)
-                  .value_or(CachePreference::None);
-  }
-  if (V.Recorded)
-    return J;
-  SourceJob Src;
-  Src.Toolchain = S.Toolchain;
-  Src.MaxRegisters = static_cast<uint32_t>(S.MaxRegisters);
-  Src.FastMath = S.FastMath;
-  Src.LaunchBounds = S.LaunchBounds;
-  Src.Specialize = S.Specialize == "none" ? "" : S.Specialize;
-  Src.NvccOptions = S.NvccOptions;
-  Src.Text = V.Text;
-  const std::string &File = K.Model.Files.at(V.Genome.File);
-  Src.FileName = File;
-  Src.Flags = K.Spec->CFlags;
-  if (!K.Spec->CompileCommands.empty()) {
-    // The build's flags for the file (its include paths, defines and
-    // standard); a file the database lacks compiles with the cflags alone,
-    // and says so where it fails.
-    auto Build = flagsFromCompileCommands(K.Spec->CompileCommands, File);
-    if (Build)
-      Src.Flags.insert(Src.Flags.end(), Build->begin(), Build->end());
-  }
-  Src.Flags.push_back("-I" + fs::path(File).parent_path().string());
-  for (size_t I = 0; I < K.Model.Knobs.size() && I < V.Genome.Knobs.size(); ++I)
-    Src.Flags.push_back("-D" + K.Model.Knobs[I].Name + "=" +
-                        K.Model.Knobs[I].Values.at(V.Genome.Knobs[I]));
-  J.Source = std::move(Src);
-  return J;
-}
-
-Expected<std::optional<InFlight>>
-Coordinator::candidateJob(KernelState &K, VariantState &V,
-                          const std::string &Level, const std::string &Operator,
-                          std::optional<int64_t> Parent,
-                          std::optional<search::Point> P) {
-  InnerSettings S = P ? innerSettings(C, *V.Space, *P) : InnerSettings{};
-  InFlight F;
-  F.Job = makeJob(K, V, S);
-  // The application's own code first shows that it is deterministic
-  // (Determinism.h): otherwise exact verification would fail everything.
-  if (Level == "baseline" && C.Target == Backend::Cuda)
-    F.Job.Work.DeterminismRuns = C.Evaluation.DeterminismRuns;
-  std::vector<std::string> Ls;
-  for (uint32_t L : K.Launches)
-    Ls.push_back(std::to_string(L));
-  std::string SourcePart =
-      V.Recorded ? ""
-                 : sha256Hex(V.Text + '\0' + join(F.Job.Source->Flags, "\n"));
-  CandidateRow Row;
-  Row.Identity = candidateIdentity({K.Mangled, K.Fingerprint, join(Ls, ","),
-                                    SourcePart, settingsJson(S), Evaluation,
-                                    backendName(C.Target), K.Device});
-  Row.KernelId = K.Id;
-  Row.VariantId = V.Id;
-  Row.Level = P ? innerLevel(S) : Level;
-  Row.Operator = Operator;
-  Row.ParentId = Parent;
-  Row.Point = P ? V.Space->describe(*P) : "";
-  Row.PointJson = P ? pointJson(*P) : "";
-  Row.SettingsJson = settingsJson(S);
-  Row.State = CandidateState::Running;
-  Row.Created = nowSeconds();
-  std::optional<int64_t> Id;
-  R3_TRY(moveInto(H.addCandidate(Row), Id));
-  if (!Id)
-    return std::optional<InFlight>();
-  if (P)
-    ++V.Issued;
-  else
-    V.SourceCandidate = *Id;
-  ++Issued;
-  F.JobId = NextJob++;
-  F.Kernel = &K;
-  F.Variant = &V;
-  F.Candidate = *Id;
-  F.Level = Row.Level;
-  F.Point = P;
-  return std::optional<InFlight>(std::move(F));
 }
 
 bool Coordinator::budgetLeft() const { return Issued < C.Budget.Evaluations; }
