@@ -5,6 +5,7 @@
 // resumed search is the search that was running.
 #include "campaign/Coordinator.h"
 
+#include "campaign/Identity.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
 #include "replay/Stats.h"
