@@ -7,6 +7,7 @@
 #include "campaign/Coordinator.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
+#include "replay/LaunchRule.h"
 #include "support/FileUtil.h"
 #include "support/Machine.h"
 
@@ -296,6 +297,37 @@ unsigned defaultWorkers(Backend B) {
   return Cores > 2 ? Cores - 1 : 1;
 }
 
+/// A grid rule that names an argument the kernel does not have (arg9 of a
+/// six-parameter kernel) would make every block change an invalid launch:
+/// it is refused before the campaign starts. Names other than argN come
+/// from the source, known once it compiles, and are not checked here.
+static std::string paramRange(size_t N) {
+  return N == 0 ? "none" : "arg0 to arg" + std::to_string(N - 1);
+}
+
+static Error checkGridRule(const KernelSpec &K, const CaptureReader &R,
+                           uint32_t Kernel) {
+  if (K.GridRule.empty())
+    return Error::success();
+  GridRule Rule;
+  R3_TRY(moveInto(parseGridRule(K.GridRule), Rule));
+  for (const LaunchInfo &L : R.launches()) {
+    if (L.Kernel != Kernel)
+      continue;
+    LaunchValues V{L.Grid, L.Block, L.Block,
+                   paramValues(L, R.kernels()[Kernel])};
+    auto G = applyGridRule(Rule, V);
+    if (!G && G.error().message().find("unknown name 'arg") !=
+                  std::string::npos)
+      return makeError(K.Capture, ": kernel '", K.Name, "': grid_rule '",
+                       K.GridRule, "': ", G.error().message(),
+                       " (the kernel's parameters are ",
+                       paramRange(R.kernels()[Kernel].Params.size()), ")");
+    break; // one launch shows it
+  }
+  return Error::success();
+}
+
 /// A kernel's capture opens and belongs to the campaign's backend.
 static Error checkCapture(const Campaign &C, const KernelSpec &K) {
   auto R = CaptureReader::open(K.Capture);
@@ -306,7 +338,9 @@ static Error checkCapture(const Campaign &C, const KernelSpec &K) {
     return makeError(K.Capture, ": a ", backendName(Source),
                      " capture, but the campaign's backend is ",
                      backendName(C.Target));
-  return findCampaignKernel(**R, K).takeError();
+  uint32_t Index = 0;
+  R3_TRY(moveInto(findCampaignKernel(**R, K), Index));
+  return checkGridRule(K, **R, Index);
 }
 
 Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
