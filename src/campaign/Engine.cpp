@@ -1,10 +1,13 @@
 // The coordinator's loop (see Engine.h): keeps every worker's queue full,
 // commits results as they arrive (one transaction per batch), restarts a
 // worker that dies and gives its jobs to the others, and stops cleanly when
-// asked: no new work, a grace period for what is in flight, a commit.
+// asked: no new work, a grace period for what is in flight, a commit. The
+// workers are reached through links (Transport.h): processes on this node
+// over pipes, or the ranks of an MPI job.
 #include "campaign/Engine.h"
 
 #include "campaign/Coordinator.h"
+#include "campaign/Transport.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
 #include "replay/LaunchRule.h"
@@ -29,7 +32,7 @@ int StopPipe[2] = {-1, -1};
 using Clock = std::chrono::steady_clock;
 
 struct WorkerSlot {
-  std::unique_ptr<WorkerProcess> Process;
+  std::unique_ptr<WorkerLink> Link;
   std::string Gpu;    ///< cuda: its CUDA_VISIBLE_DEVICES
   std::string Device; ///< what its servers run on, as they report it
   std::map<uint64_t, InFlight> Jobs;
@@ -61,7 +64,8 @@ private:
   Error startWorker(unsigned W);
   Error fill(bool &Dispatched);
   Error drain(int TimeoutMs);
-  Error handle(unsigned W);
+  Error receive(unsigned W);
+  Error handle(unsigned W, WorkerMessage &Msg);
   Error workerDied(unsigned W, const std::string &Why);
   size_t inFlight() const;
   void report(bool Force);
@@ -80,10 +84,14 @@ private:
 
 Error Loop::startWorker(unsigned W) {
   WorkerSlot &S = Slots[W];
-  auto P = WorkerProcess::spawn(W, S.Gpu, Compilers);
-  if (!P)
-    return P.takeError();
-  S.Process = std::move(*P);
+  if (O.Links) {
+    R3_TRY(moveInto(O.Links(W), S.Link));
+  } else {
+    auto P = WorkerProcess::spawn(W, S.Gpu, Compilers);
+    if (!P)
+      return P.takeError();
+    S.Link = pipeLink(std::move(*P));
+  }
   S.Alive = true;
   return Error::success();
 }
@@ -106,7 +114,7 @@ Error Loop::fill(bool &Dispatched) {
         return Error::success();
       Dispatched = true;
       uint64_t Id = F->JobId;
-      Error E = S.Process->send(encodeJob(F->Job));
+      Error E = S.Link->send(encodeJob(F->Job));
       S.Jobs.emplace(Id, std::move(*F));
       if (E)
         R3_TRY(workerDied(W, E.message()));
@@ -121,10 +129,11 @@ Error Loop::workerDied(unsigned W, const std::string &Why) {
   for (auto &[Id, F] : S.Jobs)
     Co.giveBack(F);
   S.Jobs.clear();
-  S.Process.reset();
-  if (++S.Restarts > MaxRestarts) {
-    Obs.note("worker " + std::to_string(W) + " died (" + Why +
-             ") too often; continuing without it");
+  bool Restart = S.Link && S.Link->restartable();
+  S.Link.reset();
+  if (!Restart || ++S.Restarts > MaxRestarts) {
+    Obs.note("worker " + std::to_string(W) + " died (" + Why + ")" +
+             (Restart ? " too often" : "") + "; continuing without it");
     bool Any = std::any_of(Slots.begin(), Slots.end(),
                            [](const WorkerSlot &X) { return X.Alive; });
     if (!Any)
@@ -136,21 +145,49 @@ Error Loop::workerDied(unsigned W, const std::string &Why) {
   return startWorker(W);
 }
 
-Error Loop::handle(unsigned W) {
+/// Every message worker W has waiting.
+Error Loop::receive(unsigned W) {
+  while (Slots[W].Alive) {
+    WorkerMessage Msg;
+    auto Got = Slots[W].Link->receive(Msg);
+    if (!Got)
+      return workerDied(W, Got.error().message());
+    if (*Got == WorkerLink::Got::Closed)
+      return workerDied(W, "it exited");
+    if (*Got == WorkerLink::Got::Nothing)
+      return Error::success();
+    R3_TRY(handle(W, Msg));
+    if (Slots[W].Link && Slots[W].Link->pollFd() >= 0)
+      return Error::success(); // a pipe: poll() says when there is more
+  }
+  return Error::success();
+}
+
+Error Loop::handle(unsigned W, WorkerMessage &Msg) {
   WorkerSlot &S = Slots[W];
-  auto M = readMessage(S.Process->readFd());
-  if (!M)
-    return workerDied(W, M.error().message());
-  if (!*M)
-    return workerDied(W, "it exited");
-  WorkerMessage &Msg = **M;
-  if (Msg.Kind == WorkerMessageKind::Hello) {
+  switch (Msg.Kind) {
+  case WorkerMessageKind::Hello:
     if (C.Target == Backend::Host)
       S.Device = Msg.Hello.Device;
     return Error::success();
-  }
-  if (Msg.Kind != WorkerMessageKind::Result)
+  case WorkerMessageKind::Lost: {
+    // A rank's worker process died and the rank started another: the jobs
+    // it held are given to whoever has room.
+    for (auto &[Id, F] : S.Jobs)
+      Co.giveBack(F);
+    S.Jobs.clear();
+    Obs.note("worker " + std::to_string(W) + ": " + Msg.Text);
     return Error::success();
+  }
+  case WorkerMessageKind::Stop:
+    Obs.note("worker " + std::to_string(W) + " asks to stop: " + Msg.Text);
+    requestCampaignStop();
+    return Error::success();
+  case WorkerMessageKind::Result:
+    break;
+  default:
+    return Error::success();
+  }
   if (!Msg.Result.Device.empty())
     S.Device = Msg.Result.Device; // the GPU its server opened
   auto It = S.Jobs.find(Msg.Result.Id);
@@ -163,28 +200,42 @@ Error Loop::handle(unsigned W) {
 
 Error Loop::drain(int TimeoutMs) {
   std::vector<pollfd> Fds;
-  std::vector<unsigned> Owners;
+  std::vector<unsigned> Owners, Asked;
   Fds.push_back({StopPipe[0], POLLIN, 0});
-  for (unsigned W = 0; W < Slots.size(); ++W)
-    if (Slots[W].Alive) {
-      Fds.push_back({Slots[W].Process->readFd(), POLLIN, 0});
+  for (unsigned W = 0; W < Slots.size(); ++W) {
+    if (!Slots[W].Alive)
+      continue;
+    int Fd = Slots[W].Link->pollFd();
+    if (Fd >= 0) {
+      Fds.push_back({Fd, POLLIN, 0});
       Owners.push_back(W);
+    } else {
+      Asked.push_back(W);
     }
-  int N = ::poll(Fds.data(), Fds.size(), TimeoutMs);
-  if (N <= 0)
-    return Error::success();
+  }
+  // Links without a descriptor are asked on every turn: wait briefly.
+  int N = ::poll(Fds.data(), Fds.size(),
+                 Asked.empty() ? TimeoutMs : std::min(TimeoutMs, 1));
+  if (N < 0)
+    N = 0;
   if (Fds[0].revents) {
     char Buf[64];
     while (::read(StopPipe[0], Buf, sizeof Buf) > 0) {
     }
   }
   R3_TRY(H.begin());
+  auto Handle = [&](unsigned W) {
+    if (Error E = receive(W)) {
+      (void)H.rollback();
+      return E;
+    }
+    return Error::success();
+  };
   for (size_t I = 1; I < Fds.size(); ++I)
     if (Fds[I].revents & (POLLIN | POLLHUP | POLLERR))
-      if (Error E = handle(Owners[I - 1])) {
-        (void)H.rollback();
-        return E;
-      }
+      R3_TRY(Handle(Owners[I - 1]));
+  for (unsigned W : Asked)
+    R3_TRY(Handle(W));
   return H.commit();
 }
 
@@ -204,8 +255,8 @@ void Loop::finish(TuneSummary &S, TuneOutcome Outcome, std::string Why) {
   S.Outcome = Outcome;
   S.Why = std::move(Why);
   for (WorkerSlot &W : Slots)
-    if (W.Process)
-      W.Process->shutdown(Outcome == TuneOutcome::Interrupted ? 0.5 : 5);
+    if (W.Link)
+      W.Link->shutdown(Outcome == TuneOutcome::Interrupted ? 0.5 : 5);
 }
 
 Expected<TuneSummary> Loop::run() {

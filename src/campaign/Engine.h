@@ -10,6 +10,7 @@
 #pragma once
 
 #include "campaign/Campaign.h"
+#include "campaign/Transport.h"
 #include "support/Error.h"
 
 #include <cstdint>
@@ -23,6 +24,10 @@ struct TuneOptions {
   unsigned Workers = 0;      ///< 0: the campaign's, else the default
   double GraceSeconds = 30;  ///< how long a stop waits for in-flight work
   unsigned QueueDepth = 2;   ///< jobs queued per worker
+  /// Where the workers are: empty, processes this coordinator starts on
+  /// its node; else links to Workers workers elsewhere (the ranks of an
+  /// MPI job), which start their own processes.
+  LinkFactory Links;
 };
 
 struct KernelProgress {

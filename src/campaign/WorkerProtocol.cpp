@@ -123,6 +123,18 @@ std::vector<uint8_t> encodeShutdown() {
   return frame(WorkerMessageKind::Shutdown, wire::MetaWriter());
 }
 
+std::vector<uint8_t> encodeLost(const std::string &Why) {
+  wire::MetaWriter W;
+  W.str(Why);
+  return frame(WorkerMessageKind::Lost, W);
+}
+
+std::vector<uint8_t> encodeStop(const std::string &Why) {
+  wire::MetaWriter W;
+  W.str(Why);
+  return frame(WorkerMessageKind::Stop, W);
+}
+
 Expected<WorkerMessage> decodeMessage(std::span<const uint8_t> Bytes) {
   uint32_t M = 0, Kind = 0;
   uint64_t Length = 0;
@@ -151,6 +163,11 @@ Expected<WorkerMessage> decodeMessage(std::span<const uint8_t> Bytes) {
     return Out;
   case WorkerMessageKind::Shutdown:
     R3_TRY(R.finish("worker shutdown"));
+    return Out;
+  case WorkerMessageKind::Lost:
+  case WorkerMessageKind::Stop:
+    Out.Text = R.str();
+    R3_TRY(R.finish("worker notice"));
     return Out;
   }
   return makeError("worker protocol: unknown message kind ", Kind);

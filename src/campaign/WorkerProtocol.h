@@ -12,6 +12,7 @@
 //        source to compile?}
 //                                   ← Result {id, result, timings}
 //   Shutdown                        →  (the worker exits)
+//                                   ← Lost {why} | Stop {why}  (MPI ranks)
 #pragma once
 
 #include "replay/Candidate.h"
@@ -30,6 +31,11 @@ enum class WorkerMessageKind : uint32_t {
   Job = 2,
   Result = 3,
   Shutdown = 4,
+  /// From a rank relaying to its own worker process (MPI): that process
+  /// died and another was started; the jobs it held are lost.
+  Lost = 5,
+  /// From a rank that was asked to stop (a signal): stop the campaign.
+  Stop = 6,
 };
 
 /// A source the worker compiles to the candidate's code before running it.
@@ -74,12 +80,15 @@ struct WorkerMessage {
   WorkerHello Hello;
   WorkerJob Job;
   WorkerResult Result;
+  std::string Text; ///< Lost, Stop: why
 };
 
 std::vector<uint8_t> encodeHello(const WorkerHello &H);
 std::vector<uint8_t> encodeJob(const WorkerJob &J);
 std::vector<uint8_t> encodeResult(const WorkerResult &R);
 std::vector<uint8_t> encodeShutdown();
+std::vector<uint8_t> encodeLost(const std::string &Why);
+std::vector<uint8_t> encodeStop(const std::string &Why);
 /// A whole message from its bytes (as encode* made them).
 Expected<WorkerMessage> decodeMessage(std::span<const uint8_t> Bytes);
 

@@ -5,6 +5,7 @@
 // it). With --simulate it runs a strategy against a tuning cache instead.
 #include "campaign/Campaign.h"
 #include "campaign/Engine.h"
+#include "campaign/Mpi.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "cli/TuneSimulate.h"
@@ -15,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <unistd.h>
 
 namespace r3::cli {
@@ -154,9 +156,32 @@ Error parseOptions(const ParsedArgs &A, TuneOptions &O) {
   return Error::success();
 }
 
+/// Finalizes MPI however rank 0's run ends (its worker ranks are told to
+/// exit, so that none waits for ever).
+struct MpiScope {
+  bool On = false;
+  ~MpiScope() {
+    if (On)
+      finishMpi();
+  }
+};
+
 int runTune(const ParsedArgs &A) {
   if (A.has("--simulate"))
     return runTuneSimulate(A);
+  // Under MPI every rank runs this command: rank 0 the campaign, the others
+  // relay for it (campaign/Mpi.h) and never read the campaign file.
+  MpiScope Mpi;
+  std::optional<MpiJob> Job;
+  if (A.has("--mpi") || mpiLaunched()) {
+    auto J = startMpi();
+    if (!J)
+      return fail(J.takeError());
+    Mpi.On = true;
+    Job = *J;
+    if (Job->Rank > 0)
+      return runWorkerRank(*Job);
+  }
   if (A.Positional.size() != 1)
     return usageError(A.Positional.empty()
                           ? "expected a campaign file"
@@ -194,6 +219,14 @@ int runTune(const ParsedArgs &A) {
   if (A.has("--resume") && !pathExists(C->Database))
     return fail(makeError("nothing to resume: the campaign database '",
                           C->Database, "' does not exist"));
+  if (Job && Job->Size > 1) {
+    if (A.has("--workers"))
+      return usageError("option '--workers' does not apply under MPI: every "
+                        "rank but rank 0 is a worker",
+                        "tune");
+    O.Workers = static_cast<unsigned>(Job->Size - 1);
+    O.Links = mpiLinks();
+  }
   installStopHandlers();
   Printer Out;
   Expected<TuneSummary> S = runCampaign(*C, O, Out);
@@ -213,7 +246,9 @@ CommandSpec tuneCommand() {
       "Every candidate and result is committed to the campaign's database as "
       "it\narrives; a campaign whose database exists is resumed. SIGINT, "
       "SIGTERM and\nSIGUSR1 stop dispatching, wait --grace seconds for the "
-      "evaluations in flight,\ncommit and exit 75. --simulate runs one "
+      "evaluations in flight,\ncommit and exit 75. Under mpirun or srun "
+      "(or with --mpi) rank 0 runs the\ncampaign and every other rank is a "
+      "worker with a GPU of its own. --simulate runs one "
       "strategy against a tuning cache (Kernel\nTuner's cache-file format): "
       "each evaluation is a lookup.",
       {{"--dry-run", "", Arity::Flag, "",
@@ -225,6 +260,9 @@ CommandSpec tuneCommand() {
         "host backend, one per GPU)"},
        {"--grace", "", Arity::Value, "SECONDS",
         "how long a stop waits for evaluations in flight (default 30)"},
+       {"--mpi", "", Arity::Flag, "",
+        "run as the ranks of an MPI job (found by itself under mpirun or "
+        "srun): rank 0 coordinates, every other rank is a worker"},
        {"--seed", "", Arity::Value, "N", "random seed"},
        {"--simulate", "", Arity::Value, "CACHE.json",
         "evaluate by lookup in a tuning cache file"},
