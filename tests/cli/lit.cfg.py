@@ -58,6 +58,12 @@ if config.r3_sanitize:
     config.available_features.add("asan")
 if config.r3_have_cuda:
     config.available_features.add("cuda-toolkit")
+# MPI campaigns run under Debian's Open MPI: as root it needs
+# --allow-run-as-root, and more ranks than cores --oversubscribe.
+if getattr(config, "r3_have_mpi", False) and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", "mpirun --oversubscribe --allow-run-as-root"))
 # nvcc builds the CUDA test applications (recipes/cuda-*), as users build theirs.
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")

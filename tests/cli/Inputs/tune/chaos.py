@@ -7,9 +7,18 @@
       finish. After every kill, every evaluation committed before it must
       still be there, unchanged; at the end no identity hash repeats, no
       candidate has two evaluations and the campaign is complete.
-  chaos.py term R3 CAMPAIGN DB
-      sends SIGTERM once a few evaluations are committed: r3 must exit 75
-      and leave the campaign 'interrupted'; a resume must finish it.
+  chaos.py term R3 CAMPAIGN DB [--signal USR1]
+      sends SIGTERM (or --signal) once a few evaluations are committed: r3
+      must exit 75 and leave the campaign 'interrupted'; a resume must
+      finish it.
+  chaos.py killrank R3 CAMPAIGN DB
+      under --launch (an MPI launcher), kill -9s a worker rank once a few
+      evaluations are committed: the job must end with an error that names
+      the rank, every committed evaluation must still be there, and a
+      resume (without the launcher) must finish the campaign.
+
+--launch "WORDS" runs r3 under a launcher (mpirun -n 3 ...); the resumes
+run without it unless --resume-launch is given.
 
 Prints one line per step and "ok" at the end; exits 1 on the first failure.
 """
@@ -43,10 +52,16 @@ def committed(db):
     return {r[0]: (r[1], r[2]) for r in rows}
 
 
-def start(r3, campaign, budget):
+LAUNCH = []
+
+
+def start(r3, campaign, budget, launch=None):
     log = open(campaign + ".log", "ab")
-    return subprocess.Popen([r3, "tune", campaign, "--budget", str(budget),
-                             "--workers", "1"], stdout=log, stderr=log)
+    launch = LAUNCH if launch is None else launch
+    workers = [] if launch else ["--workers", "1"]
+    return subprocess.Popen(launch + [r3, "tune", campaign, "--budget",
+                                      str(budget)] + workers,
+                            stdout=log, stderr=log)
 
 
 def wait_for_more(db, proc, than, timeout=120):
@@ -112,43 +127,91 @@ def kill_mode(r3, campaign, db, kills, seed, budget):
     final_checks(db, budget)
 
 
-def term_mode(r3, campaign, db, budget):
+def term_mode(r3, campaign, db, budget, signame="TERM"):
+    sig = getattr(signal, "SIG" + signame)
     proc = start(r3, campaign, budget)
     if not wait_for_more(db, proc, 2):
-        fail("the campaign ended before SIGTERM")
+        fail("the campaign ended before SIG%s" % signame)
     before = committed(db)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     rc = proc.wait(timeout=120)
     if rc != 75:
-        fail("SIGTERM gave exit status %d, expected 75" % rc)
+        fail("SIG%s gave exit status %d, expected 75" % (signame, rc))
     con = sqlite3.connect(db)
     state = con.execute("SELECT state FROM campaign").fetchone()[0]
     con.close()
     if state != "interrupted":
         fail("after SIGTERM the campaign is %r, not interrupted" % state)
     check_kept(before, committed(db))
-    print("sigterm: exit 75, state interrupted, %d evaluations" %
-          len(committed(db)))
-    proc = start(r3, campaign, budget)
+    print("sig%s: exit 75, state interrupted, %d evaluations" %
+          (signame.lower(), len(committed(db))))
+    proc = start(r3, campaign, budget, launch=[])
     rc = proc.wait(timeout=600)
     if rc != 0:
         fail("the resumed campaign exited with %d" % rc)
     final_checks(db, budget)
 
 
+def rank_pid(parent, rank):
+    """The pid of MPI rank `rank` among the descendants of `parent`."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            env = open("/proc/%s/environ" % pid, "rb").read().split(b"\0")
+            cmd = open("/proc/%s/cmdline" % pid, "rb").read()
+        except OSError:
+            continue
+        if (b"OMPI_COMM_WORLD_RANK=%d" % rank) in env and b"tune" in cmd:
+            return int(pid)
+    return None
+
+
+def killrank_mode(r3, campaign, db, budget):
+    proc = start(r3, campaign, budget)
+    if not wait_for_more(db, proc, 2):
+        fail("the campaign ended before a rank could be killed")
+    before = committed(db)
+    pid = rank_pid(proc.pid, 2)
+    if pid is None:
+        fail("no rank 2 found")
+    os.kill(pid, signal.SIGKILL)
+    rc = proc.wait(timeout=120)
+    if rc == 0:
+        fail("the job survived the death of rank 2")
+    log = open(campaign + ".log", errors="replace").read()
+    if "rank 2" not in log:
+        fail("nothing in the job's output names rank 2")
+    time.sleep(0.3)
+    check_kept(before, committed(db))
+    print("killrank: the job ended (exit %d) naming rank 2, %d evaluations "
+          "kept" % (rc, len(committed(db))))
+    proc = start(r3, campaign, budget, launch=[])
+    rc = proc.wait(timeout=600)
+    if rc != 0:
+        fail("the resumed campaign exited with %d" % rc)
+    check_kept(before, committed(db))
+    final_checks(db, budget)
+
+
 def main():
+    global LAUNCH
     args = sys.argv[1:]
-    opts = {"--kills": "3", "--seed": "1", "--budget": "30"}
+    opts = {"--kills": "3", "--seed": "1", "--budget": "30", "--signal": "TERM",
+            "--launch": ""}
     while len(args) > 4 and args[-2] in opts:
         opts[args[-2]] = args[-1]
         args = args[:-2]
     mode, r3, campaign, db = args
     budget = int(opts["--budget"])
+    LAUNCH = opts["--launch"].split()
     if mode == "kill":
         kill_mode(r3, campaign, db, int(opts["--kills"]), int(opts["--seed"]),
                   budget)
+    elif mode == "killrank":
+        killrank_mode(r3, campaign, db, budget)
     else:
-        term_mode(r3, campaign, db, budget)
+        term_mode(r3, campaign, db, budget, opts["--signal"])
     print("ok")
 
 
