@@ -1,11 +1,11 @@
 // Coordinator <-> worker messages (see WorkerProtocol.h). A message is a
-// 16-byte header (magic, kind, body length) and a body of the record
-// stream's meta fields (record/Protocol.h); candidates and results reuse the
+// 16-byte header (magic, kind, body length) and a body of meta fields
+// (support/Frame.h); candidates and results reuse the
 // replay server protocol's encodings, so the three layers agree on what a
 // candidate is.
 #include "campaign/WorkerProtocol.h"
 
-#include "record/Protocol.h"
+#include "support/Frame.h"
 #include "replay/ServerProtocol.h"
 
 #include <cerrno>

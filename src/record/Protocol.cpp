@@ -8,98 +8,6 @@
 
 namespace r3::wire {
 
-MetaWriter &MetaWriter::raw(const void *P, size_t N) {
-  const auto *B = static_cast<const uint8_t *>(P);
-  Data.insert(Data.end(), B, B + N);
-  return *this;
-}
-
-MetaWriter &MetaWriter::str(const std::string &S) {
-  u64(S.size());
-  return raw(S.data(), S.size());
-}
-
-MetaWriter &MetaWriter::bytes(std::span<const uint8_t> B) {
-  u64(B.size());
-  return raw(B.data(), B.size());
-}
-
-MetaWriter &MetaWriter::u64s(std::span<const uint64_t> V) {
-  u64(V.size());
-  return raw(V.data(), V.size() * sizeof(uint64_t));
-}
-
-bool MetaReader::take(void *Out, size_t N) {
-  if (Failed || N > Data.size() - Pos) {
-    Failed = true;
-    return false;
-  }
-  if (N) // an empty vector's data() may be null, which memcpy must not get
-    std::memcpy(Out, Data.data() + Pos, N);
-  Pos += N;
-  return true;
-}
-
-uint32_t MetaReader::u32() {
-  uint32_t V = 0;
-  take(&V, sizeof(V));
-  return V;
-}
-
-uint64_t MetaReader::u64() {
-  uint64_t V = 0;
-  take(&V, sizeof(V));
-  return V;
-}
-
-int64_t MetaReader::i64() {
-  int64_t V = 0;
-  take(&V, sizeof(V));
-  return V;
-}
-
-std::string MetaReader::str() {
-  uint64_t N = u64();
-  if (Failed || N > Data.size() - Pos) {
-    Failed = true;
-    return {};
-  }
-  std::string S(reinterpret_cast<const char *>(Data.data() + Pos), N);
-  Pos += N;
-  return S;
-}
-
-std::vector<uint8_t> MetaReader::bytes() {
-  uint64_t N = u64();
-  if (Failed || N > Data.size() - Pos) {
-    Failed = true;
-    return {};
-  }
-  std::vector<uint8_t> B(Data.begin() + Pos, Data.begin() + Pos + N);
-  Pos += N;
-  return B;
-}
-
-std::vector<uint64_t> MetaReader::u64s() {
-  uint64_t N = u64();
-  if (Failed || N > (Data.size() - Pos) / sizeof(uint64_t)) {
-    Failed = true;
-    return {};
-  }
-  std::vector<uint64_t> V(N);
-  take(V.data(), N * sizeof(uint64_t));
-  return V;
-}
-
-Error MetaReader::finish(const char *What) const {
-  if (Failed)
-    return makeError(What, " message: truncated fields");
-  if (Pos != Data.size())
-    return makeError(What, " message: ", Data.size() - Pos,
-                     " unexpected bytes");
-  return Error::success();
-}
-
 Error FrameWriter::writeAll(const void *P, size_t N) {
   const auto *B = static_cast<const uint8_t *>(P);
   while (N > 0) {
@@ -149,22 +57,6 @@ void enlargeSocketBuffers(int Fd) {
   int Bytes = 4 << 20;
   for (int Option : {SO_SNDBUF, SO_RCVBUF})
     ::setsockopt(Fd, SOL_SOCKET, Option, &Bytes, sizeof(Bytes));
-}
-
-Error readExactly(int Fd, std::span<uint8_t> Out) {
-  size_t Done = 0;
-  while (Done < Out.size()) {
-    ssize_t R = ::read(Fd, Out.data() + Done, Out.size() - Done);
-    if (R < 0 && errno == EINTR)
-      continue;
-    if (R < 0)
-      return errnoError("record stream: read");
-    if (R == 0)
-      return makeError("record stream: ended in the middle of a frame (", Done,
-                       " of ", Out.size(), " bytes)");
-    Done += static_cast<size_t>(R);
-  }
-  return Error::success();
 }
 
 Error readHeader(int Fd, FrameHeader &H, bool &AtEnd) {

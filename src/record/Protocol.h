@@ -11,6 +11,7 @@
 #pragma once
 
 #include "support/Error.h"
+#include "support/Frame.h"
 
 #include <cstdint>
 #include <span>
@@ -38,43 +39,6 @@ enum class Type : uint32_t {
 };
 
 inline constexpr uint64_t NoLaunch = ~0ull;
-
-/// Builds the meta fields of a frame.
-class MetaWriter {
-public:
-  MetaWriter &u32(uint32_t V) { return raw(&V, sizeof(V)); }
-  MetaWriter &u64(uint64_t V) { return raw(&V, sizeof(V)); }
-  MetaWriter &i64(int64_t V) { return raw(&V, sizeof(V)); }
-  MetaWriter &str(const std::string &S);
-  MetaWriter &bytes(std::span<const uint8_t> B);
-  MetaWriter &u64s(std::span<const uint64_t> V);
-  const std::vector<uint8_t> &data() const { return Data; }
-
-private:
-  MetaWriter &raw(const void *P, size_t N);
-  std::vector<uint8_t> Data;
-};
-
-/// Reads the meta fields of a frame; a read past the end sets a sticky failure
-/// that error() reports once, so decoding code reads fields without checks.
-class MetaReader {
-public:
-  explicit MetaReader(std::span<const uint8_t> Data) : Data(Data) {}
-  uint32_t u32();
-  uint64_t u64();
-  int64_t i64();
-  std::string str();
-  std::vector<uint8_t> bytes();
-  std::vector<uint64_t> u64s();
-  /// An error if any read ran past the end or bytes are left over.
-  Error finish(const char *What) const;
-
-private:
-  bool take(void *Out, size_t N);
-  std::span<const uint8_t> Data;
-  size_t Pos = 0;
-  bool Failed = false;
-};
 
 struct FrameHeader {
   Type Kind = Type::Done;
@@ -116,9 +80,6 @@ private:
 /// makes sender and receiver take turns, each waiting while the other copies.
 void enlargeSocketBuffers(int Fd);
 
-/// The receiving end's primitive: reads exactly Out.size() bytes, or says why
-/// not.
-Error readExactly(int Fd, std::span<uint8_t> Out);
 /// Reads a frame header; sets AtEnd (and returns success) on a clean end of
 /// stream.
 Error readHeader(int Fd, FrameHeader &H, bool &AtEnd);

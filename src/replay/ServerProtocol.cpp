@@ -336,8 +336,7 @@ Expected<CandidateResult> decodeResult(std::span<const uint8_t> Meta) {
 
 Error sendFrame(int Fd, ServerFrame Kind, const MetaWriter &Meta,
                 std::span<const uint8_t> Bulk) {
-  wire::FrameWriter W(Fd);
-  if (Error E = W.send(static_cast<wire::Type>(Kind), Meta, Bulk))
+  if (Error E = wire::writeFrame(Fd, static_cast<uint32_t>(Kind), Meta, Bulk))
     return makeError("replay server protocol: sending ", serverFrameName(Kind),
                      ": ", E.message());
   return Error::success();

@@ -1,7 +1,7 @@
 // The protocol between a replay client (r3 replay, a tune worker) and a replay
-// server process, the same for both backends. It reuses the record stream's
-// framing (record/Protocol.h: a 16-byte header, meta fields, bulk bytes) over
-// a pipe pair. A conversation:
+// server process, the same for both backends. It uses r3's frame codec
+// (support/Frame.h: a 16-byte header, meta fields, bulk bytes) over a pipe
+// pair. A conversation:
 //
 //   client                          server
 //   Open {capture, scratch, limits} → Opened {backend, sandbox} | Error
@@ -18,7 +18,7 @@
 // dies mid-conversation is a crashed candidate, not a protocol error.
 #pragma once
 
-#include "record/Protocol.h"
+#include "support/Frame.h"
 #include "replay/Candidate.h"
 #include "support/Error.h"
 

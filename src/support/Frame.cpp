@@ -1,0 +1,147 @@
+// The frame codec (Frame.h).
+#include "support/Frame.h"
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+namespace r3::wire {
+
+MetaWriter &MetaWriter::raw(const void *P, size_t N) {
+  const auto *B = static_cast<const uint8_t *>(P);
+  Data.insert(Data.end(), B, B + N);
+  return *this;
+}
+
+MetaWriter &MetaWriter::str(const std::string &S) {
+  u64(S.size());
+  return raw(S.data(), S.size());
+}
+
+MetaWriter &MetaWriter::bytes(std::span<const uint8_t> B) {
+  u64(B.size());
+  return raw(B.data(), B.size());
+}
+
+MetaWriter &MetaWriter::u64s(std::span<const uint64_t> V) {
+  u64(V.size());
+  return raw(V.data(), V.size() * sizeof(uint64_t));
+}
+
+bool MetaReader::take(void *Out, size_t N) {
+  if (Failed || N > Data.size() - Pos) {
+    Failed = true;
+    return false;
+  }
+  if (N) // an empty vector's data() may be null, which memcpy must not get
+    std::memcpy(Out, Data.data() + Pos, N);
+  Pos += N;
+  return true;
+}
+
+uint32_t MetaReader::u32() {
+  uint32_t V = 0;
+  take(&V, sizeof(V));
+  return V;
+}
+
+uint64_t MetaReader::u64() {
+  uint64_t V = 0;
+  take(&V, sizeof(V));
+  return V;
+}
+
+int64_t MetaReader::i64() {
+  int64_t V = 0;
+  take(&V, sizeof(V));
+  return V;
+}
+
+std::string MetaReader::str() {
+  uint64_t N = u64();
+  if (Failed || N > Data.size() - Pos) {
+    Failed = true;
+    return {};
+  }
+  std::string S(reinterpret_cast<const char *>(Data.data() + Pos), N);
+  Pos += N;
+  return S;
+}
+
+std::vector<uint8_t> MetaReader::bytes() {
+  uint64_t N = u64();
+  if (Failed || N > Data.size() - Pos) {
+    Failed = true;
+    return {};
+  }
+  std::vector<uint8_t> B(Data.begin() + Pos, Data.begin() + Pos + N);
+  Pos += N;
+  return B;
+}
+
+std::vector<uint64_t> MetaReader::u64s() {
+  uint64_t N = u64();
+  if (Failed || N > (Data.size() - Pos) / sizeof(uint64_t)) {
+    Failed = true;
+    return {};
+  }
+  std::vector<uint64_t> V(N);
+  take(V.data(), N * sizeof(uint64_t));
+  return V;
+}
+
+Error MetaReader::finish(const char *What) const {
+  if (Failed)
+    return makeError(What, " message: truncated fields");
+  if (Pos != Data.size())
+    return makeError(What, " message: ", Data.size() - Pos,
+                     " unexpected bytes");
+  return Error::success();
+}
+
+Error readExactly(int Fd, std::span<uint8_t> Out) {
+  size_t Done = 0;
+  while (Done < Out.size()) {
+    ssize_t R = ::read(Fd, Out.data() + Done, Out.size() - Done);
+    if (R < 0 && errno == EINTR)
+      continue;
+    if (R < 0)
+      return errnoError("read");
+    if (R == 0)
+      return makeError("the stream ended in the middle of a frame (", Done,
+                       " of ", Out.size(), " bytes)");
+    Done += static_cast<size_t>(R);
+  }
+  return Error::success();
+}
+
+namespace {
+Error writeAll(int Fd, const void *P, size_t N) {
+  const auto *B = static_cast<const uint8_t *>(P);
+  while (N > 0) {
+    ssize_t W = ::write(Fd, B, N);
+    if (W < 0 && errno == EINTR)
+      continue;
+    if (W <= 0)
+      return errnoError("write");
+    B += W;
+    N -= static_cast<size_t>(W);
+  }
+  return Error::success();
+}
+} // namespace
+
+Error writeFrame(int Fd, uint32_t Type, const MetaWriter &Meta,
+                 std::span<const uint8_t> Bulk) {
+  uint8_t Raw[16];
+  uint32_t MetaLength = static_cast<uint32_t>(Meta.data().size());
+  uint64_t BulkLength = Bulk.size();
+  std::memcpy(Raw, &Type, 4);
+  std::memcpy(Raw + 4, &MetaLength, 4);
+  std::memcpy(Raw + 8, &BulkLength, 8);
+  R3_TRY(writeAll(Fd, Raw, sizeof Raw));
+  R3_TRY(writeAll(Fd, Meta.data().data(), Meta.data().size()));
+  return writeAll(Fd, Bulk.data(), Bulk.size());
+}
+
+} // namespace r3::wire

@@ -1,0 +1,66 @@
+// The frame codec every r3 stream shares: the record stream (record/
+// Protocol.h), the replay server protocol and the campaign's worker
+// protocol. A frame is a 16-byte header {u32 type, u32 meta length, u64 bulk
+// length}, then the meta fields (fixed-width native integers; strings and
+// small arrays length-prefixed), then the bulk bytes. Both ends of every
+// stream run on one machine (an MPI link carries whole messages between
+// ranks of one kind of machine), so integers are in native byte order.
+// Needs only libc: the injected recording library uses it too.
+#pragma once
+
+#include "support/Error.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace r3::wire {
+
+/// Builds the meta fields of a frame.
+class MetaWriter {
+public:
+  MetaWriter &u32(uint32_t V) { return raw(&V, sizeof(V)); }
+  MetaWriter &u64(uint64_t V) { return raw(&V, sizeof(V)); }
+  MetaWriter &i64(int64_t V) { return raw(&V, sizeof(V)); }
+  MetaWriter &str(const std::string &S);
+  MetaWriter &bytes(std::span<const uint8_t> B);
+  MetaWriter &u64s(std::span<const uint64_t> V);
+  const std::vector<uint8_t> &data() const { return Data; }
+
+private:
+  MetaWriter &raw(const void *P, size_t N);
+  std::vector<uint8_t> Data;
+};
+
+/// Reads the meta fields of a frame; a read past the end sets a sticky failure
+/// that error() reports once, so decoding code reads fields without checks.
+class MetaReader {
+public:
+  explicit MetaReader(std::span<const uint8_t> Data) : Data(Data) {}
+  uint32_t u32();
+  uint64_t u64();
+  int64_t i64();
+  std::string str();
+  std::vector<uint8_t> bytes();
+  std::vector<uint64_t> u64s();
+  /// An error if any read ran past the end or bytes are left over.
+  Error finish(const char *What) const;
+
+private:
+  bool take(void *Out, size_t N);
+  std::span<const uint8_t> Data;
+  size_t Pos = 0;
+  bool Failed = false;
+};
+
+/// The receiving end's primitive: reads exactly Out.size() bytes, or says why
+/// not.
+Error readExactly(int Fd, std::span<uint8_t> Out);
+
+/// Writes a whole frame (header, meta, bulk) to Fd, retrying short writes
+/// and EINTR.
+Error writeFrame(int Fd, uint32_t Type, const MetaWriter &Meta,
+                 std::span<const uint8_t> Bulk = {});
+
+} // namespace r3::wire
