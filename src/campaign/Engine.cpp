@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fcntl.h>
 #include <map>
 #include <poll.h>
@@ -69,6 +70,7 @@ private:
   Error workerDied(unsigned W, const std::string &Why);
   size_t inFlight() const;
   void report(bool Force);
+  Error backup(bool Now);
   void finish(TuneSummary &S, TuneOutcome Outcome, std::string Why);
 
   const Campaign &C;
@@ -80,6 +82,10 @@ private:
   Clock::time_point LastReport;
   unsigned Compilers = 1; ///< compile threads per worker
   unsigned Depth = 2;     ///< jobs queued per worker
+
+public:
+  std::string BackupTo;   ///< where a node-local history is copied
+  Clock::time_point LastBackup = Clock::now();
 };
 
 Error Loop::startWorker(unsigned W) {
@@ -316,6 +322,7 @@ Expected<TuneSummary> Loop::run() {
     // Waiting on LLM calls alone: look again soon for their children.
     R3_TRY(drain(inFlight() == 0 && Co.waiting() ? 20 : 200));
     report(false);
+    R3_TRY(backup(false));
   }
   R3_TRY(H.begin());
   if (Error E = Co.closeLlm()) {
@@ -329,7 +336,21 @@ Expected<TuneSummary> Loop::run() {
       S.Outcome == TuneOutcome::Interrupted ? "interrupted" : "complete"));
   R3_TRY(H.addEvent(
       S.Outcome == TuneOutcome::Interrupted ? "interrupt" : "complete", S.Why));
+  R3_TRY(backup(true));
   return S;
+}
+
+/// The shared copy of a node-local history, every BackupSeconds and at
+/// the end (outside any transaction: the copy is of the last commit).
+Error Loop::backup(bool Now) {
+  if (BackupTo.empty())
+    return Error::success();
+  auto T = Clock::now();
+  if (!Now && T - LastBackup < std::chrono::duration<double>(
+                                   std::max(0.0, O.BackupSeconds)))
+    return Error::success();
+  LastBackup = T;
+  return H.backupTo(BackupTo);
 }
 } // namespace
 
@@ -394,6 +415,53 @@ static Error checkCapture(const Campaign &C, const KernelSpec &K) {
   return checkGridRule(K, **R, Index);
 }
 
+/// The evaluations a history holds; none when it does not exist.
+static Expected<std::optional<uint64_t>> evaluationsIn(const std::string &P) {
+  if (!pathExists(P))
+    return std::optional<uint64_t>();
+  std::unique_ptr<History> H;
+  R3_TRY(moveInto(History::open(P, HistoryMode::ReadOnly), H));
+  uint64_t N = 0;
+  R3_TRY(moveInto(H->evaluationCount(), N));
+  return std::optional<uint64_t>(N);
+}
+
+/// The live history on a node-local disk (SQLite's WAL and its shared
+/// memory file must not live on Lustre or GPFS, whose locks and mmap it
+/// relies on): the newer of the local copy and the shared one, by the
+/// evaluations each holds, copied to Dir when the shared one is newer.
+static Expected<std::string> localHistory(const std::string &Shared,
+                                          const std::string &Dir,
+                                          TuneObserver &Obs) {
+  std::error_code EC;
+  std::filesystem::create_directories(Dir, EC);
+  if (EC)
+    return makeError(Dir, ": cannot create the folder for the local history: ",
+                     EC.message());
+  std::string Local =
+      (std::filesystem::path(Dir) / std::filesystem::path(Shared).filename())
+          .string();
+  std::optional<uint64_t> InLocal, InShared;
+  R3_TRY(moveInto(evaluationsIn(Local), InLocal));
+  R3_TRY(moveInto(evaluationsIn(Shared), InShared));
+  if (InShared && (!InLocal || *InShared > *InLocal)) {
+    std::unique_ptr<History> H;
+    R3_TRY(moveInto(History::open(Shared, HistoryMode::ReadOnly), H));
+    R3_TRY(H->backupTo(Local));
+    Obs.note("the live history is " + Local + ", copied from " + Shared +
+             " (" + std::to_string(*InShared) + " evaluations" +
+             (InLocal ? ", the local copy had " + std::to_string(*InLocal)
+                      : std::string()) +
+             ")");
+  } else if (InLocal) {
+    Obs.note("the live history is " + Local + " (" +
+             std::to_string(*InLocal) + " evaluations; " + Shared + " has " +
+             (InShared ? std::to_string(*InShared) : std::string("none")) +
+             ")");
+  }
+  return Local;
+}
+
 Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
                                   TuneObserver &Observer) {
   if (StopPipe[0] < 0 && ::pipe2(StopPipe, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -403,9 +471,11 @@ Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
   for (const KernelSpec &K : C.Kernels)
     R3_TRY(checkCapture(C, K));
   R3_TRY(llmApiKey(C).takeError());
-  auto H =
-      History::open(C.Database, pathExists(C.Database) ? HistoryMode::Open
-                                                       : HistoryMode::Create);
+  std::string Live = C.Database;
+  if (!O.HistoryLocal.empty())
+    R3_TRY(moveInto(localHistory(C.Database, O.HistoryLocal, Observer), Live));
+  auto H = History::open(Live, pathExists(Live) ? HistoryMode::Open
+                                                : HistoryMode::Create);
   if (!H)
     return H.takeError();
   unsigned N = O.Workers ? O.Workers
@@ -417,6 +487,8 @@ Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
   if (C.Target == Backend::Cuda)
     Gpus = C.Gpus.empty() ? visibleGpus() : C.Gpus;
   Loop L(C, O, Observer, **H, N, Gpus);
+  if (!O.HistoryLocal.empty())
+    L.BackupTo = C.Database;
   return L.run();
 }
 

@@ -24,6 +24,11 @@ struct TuneOptions {
   unsigned Workers = 0;      ///< 0: the campaign's, else the default
   double GraceSeconds = 30;  ///< how long a stop waits for in-flight work
   unsigned QueueDepth = 2;   ///< jobs queued per worker
+  /// A node-local folder for the live history, which is copied to the
+  /// campaign's database path every BackupSeconds and at the end; empty:
+  /// the history lives at the campaign's path.
+  std::string HistoryLocal;
+  double BackupSeconds = 600;
   /// Where the workers are: empty, processes this coordinator starts on
   /// its node; else links to Workers workers elsewhere (the ranks of an
   /// MPI job), which start their own processes.

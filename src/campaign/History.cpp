@@ -703,4 +703,34 @@ Expected<std::optional<EventRow>> History::lastEvent(const std::string &Kind) {
   return first<EventRow>(S, readEvent);
 }
 
+// --- copies ---
+
+Error History::backupTo(const std::string &Target) {
+  std::string Tmp = temporaryPathFor(Target);
+  ::unlink(Tmp.c_str());
+  sqlite3 *To = nullptr;
+  if (sqlite3_open_v2(Tmp.c_str(), &To,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                      nullptr) != SQLITE_OK) {
+    Error E = sqliteError(To, Tmp, "opening the backup");
+    sqlite3_close(To);
+    return E;
+  }
+  sqlite3_backup *B = sqlite3_backup_init(To, "main", Db, "main");
+  int Rc = B ? sqlite3_backup_step(B, -1) : sqlite3_errcode(To);
+  if (B)
+    sqlite3_backup_finish(B);
+  Error E = Rc == SQLITE_DONE
+                ? Error::success()
+                : makeError(Target, ": backing up the history: ",
+                            sqlite3_errstr(Rc));
+  sqlite3_close(To);
+  if (E) {
+    ::unlink(Tmp.c_str());
+    return E;
+  }
+  return commitTemporary(Tmp, Target);
+}
+
 } // namespace r3
+

@@ -184,6 +184,13 @@ public:
   Expected<std::vector<EvaluatedCandidate>> evaluations(int64_t KernelId = 0);
   Expected<uint64_t> evaluationCount();
 
+  /// Copies the whole database, as of its last commit, to Path with
+  /// SQLite's online backup API: into Path's temporary name first, then
+  /// renamed into place, so that Path is always a whole history (the copy a
+  /// parallel file system keeps of a history that lives on a node-local
+  /// disk).
+  Error backupTo(const std::string &Path);
+
   Expected<int64_t> addBaseline(const BaselineRow &B);
   Expected<std::vector<BaselineRow>> baselines(int64_t KernelId = 0);
 

@@ -146,6 +146,18 @@ Error parseOptions(const ParsedArgs &A, TuneOptions &O) {
                        *W, "'");
     O.Workers = static_cast<unsigned>(*N);
   }
+  if (auto L = A.value("--history-local"))
+    O.HistoryLocal = *L;
+  if (auto B = A.value("--backup-every")) {
+    char *End = nullptr;
+    double D = std::strtod(B->c_str(), &End);
+    if (End == B->c_str() || *End || !(D > 0))
+      return makeError("option '--backup-every' expects seconds, got '", *B,
+                       "'");
+    if (O.HistoryLocal.empty())
+      return Error::make("option '--backup-every' needs --history-local");
+    O.BackupSeconds = D;
+  }
   if (auto G = A.value("--grace")) {
     char *End = nullptr;
     double D = std::strtod(G->c_str(), &End);
@@ -260,6 +272,12 @@ CommandSpec tuneCommand() {
         "host backend, one per GPU)"},
        {"--grace", "", Arity::Value, "SECONDS",
         "how long a stop waits for evaluations in flight (default 30)"},
+       {"--history-local", "", Arity::Value, "DIR",
+        "keep the live history in DIR (a node-local disk) and copy it to the "
+        "campaign's database path, which may be on Lustre or GPFS"},
+       {"--backup-every", "", Arity::Value, "SECONDS",
+        "with --history-local: how often it is copied (default 600; also at "
+        "every stop)"},
        {"--mpi", "", Arity::Flag, "",
         "run as the ranks of an MPI job (found by itself under mpirun or "
         "srun): rank 0 coordinates, every other rank is a worker"},
