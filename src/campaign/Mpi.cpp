@@ -14,6 +14,8 @@
 #include <string>
 
 #ifdef R3_HAVE_MPI
+#include "campaign/MpiStage.h"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <climits>
 #include <csignal>
 #include <deque>
+#include <map>
 #include <poll.h>
 #include <sched.h>
 #include <thread>
@@ -46,6 +49,10 @@ Expected<MpiJob> startMpi() {
 }
 void finishMpi() {}
 LinkFactory mpiLinks() { return {}; }
+Expected<double> stageCaptures(const std::vector<std::string> &,
+                               const std::string &) {
+  return 0.0;
+}
 int runWorkerRank(const MpiJob &) { return 1; }
 #else
 
@@ -55,6 +62,9 @@ bool Started = false;
 MpiJob Job;
 std::vector<bool> ToldToExit; ///< rank 0: per rank
 int LocalWorkerIndex = 0, LocalWorkers = 1;
+MPI_Comm NodeComm = MPI_COMM_NULL; ///< a worker rank's node
+std::string NodeName;
+bool PlanSent = false; ///< rank 0: the staging plan went out
 volatile sig_atomic_t StopSignal = 0;
 
 Error mpiError(int Rc, const char *Call) {
@@ -66,20 +76,36 @@ Error mpiError(int Rc, const char *Call) {
   return makeError(Call, ": ", std::string(Text, Len));
 }
 
-/// The worker ranks of this node, and this rank's place among them.
+std::string hostName() {
+  char Buf[256] = {};
+  ::gethostname(Buf, sizeof Buf - 1);
+  return Buf;
+}
+
+/// The worker ranks of this node, and this rank's place among them: the
+/// ranks that share memory with it, or those R3_NODE_NAME names alike.
 Error placeOnNode() {
-  MPI_Comm Workers, Node;
+  MPI_Comm Workers;
   int Color = Job.Rank == 0 ? MPI_UNDEFINED : 0;
   R3_TRY(mpiError(MPI_Comm_split(MPI_COMM_WORLD, Color, Job.Rank, &Workers),
                   "MPI_Comm_split"));
   if (Workers == MPI_COMM_NULL)
     return Error::success();
-  R3_TRY(mpiError(MPI_Comm_split_type(Workers, MPI_COMM_TYPE_SHARED, Job.Rank,
-                                      MPI_INFO_NULL, &Node),
-                  "MPI_Comm_split_type"));
-  MPI_Comm_rank(Node, &LocalWorkerIndex);
-  MPI_Comm_size(Node, &LocalWorkers);
-  MPI_Comm_free(&Node);
+  const char *Named = std::getenv("R3_NODE_NAME");
+  NodeName = Named && *Named ? Named : hostName();
+  if (Named && *Named)
+    R3_TRY(mpiError(MPI_Comm_split(Workers,
+                                   static_cast<int>(std::hash<std::string>()(
+                                                        NodeName) &
+                                                    0x3fffffff),
+                                   Job.Rank, &NodeComm),
+                    "MPI_Comm_split"));
+  else
+    R3_TRY(mpiError(MPI_Comm_split_type(Workers, MPI_COMM_TYPE_SHARED,
+                                        Job.Rank, MPI_INFO_NULL, &NodeComm),
+                    "MPI_Comm_split_type"));
+  MPI_Comm_rank(NodeComm, &LocalWorkerIndex);
+  MPI_Comm_size(NodeComm, &LocalWorkers);
   MPI_Comm_free(&Workers);
   return Error::success();
 }
@@ -199,17 +225,12 @@ unsigned rankCores() {
   return 1;
 }
 
-std::string hostName() {
-  char Buf[256] = {};
-  ::gethostname(Buf, sizeof Buf - 1);
-  return Buf;
-}
-
 class Relay {
 public:
-  explicit Relay(const MpiJob &J)
+  Relay(const MpiJob &J, std::map<std::string, std::string> Staged)
       : Rank(J.Rank), Where("rank " + std::to_string(J.Rank) + " on " +
-                            hostName()),
+                            NodeName),
+        Staged(std::move(Staged)),
         Gpu(rankGpu()), Compilers(std::clamp(rankCores(), 1u, 4u)) {}
   int run();
 
@@ -222,7 +243,9 @@ private:
   }
 
   int Rank;
-  std::string Where, Gpu;
+  std::string Where;
+  std::map<std::string, std::string> Staged; ///< capture -> node's copy
+  std::string Gpu;
   unsigned Compilers;
   std::unique_ptr<WorkerProcess> P;
   bool StopSent = false, Exit = false;
@@ -249,6 +272,12 @@ Error Relay::toWorker() {
     Exit = true;
     return Error::success();
   }
+  // A job reads this node's staged copy of its capture, if there is one.
+  if (M && M->Kind == WorkerMessageKind::Job)
+    if (auto It = Staged.find(M->Job.Capture); It != Staged.end()) {
+      M->Job.Capture = It->second;
+      *Bytes = encodeJob(M->Job);
+    }
   // A worker that died is restarted by fromWorker; this job is then lost
   // with the others, which the Lost message gives back.
   (void)P->send(*Bytes);
@@ -329,6 +358,16 @@ Expected<MpiJob> startMpi() {
 void finishMpi() {
   if (!Started)
     return;
+  if (Job.Rank == 0 && !PlanSent && Job.Size > 1) {
+    // The campaign never started: the plan that says so ends the ranks.
+    StagePlan Abort;
+    Abort.Abort = true;
+    (void)rootStage(Abort, Job.Size);
+    PlanSent = true;
+    std::fill(ToldToExit.begin(), ToldToExit.end(), true);
+  }
+  if (NodeComm != MPI_COMM_NULL)
+    MPI_Comm_free(&NodeComm);
   if (Job.Rank == 0)
     for (int R = 1; R < Job.Size; ++R)
       if (!ToldToExit[R]) {
@@ -346,7 +385,31 @@ LinkFactory mpiLinks() {
   };
 }
 
-int runWorkerRank(const MpiJob &J) { return Relay(J).run(); }
+Expected<double> stageCaptures(const std::vector<std::string> &Captures,
+                               const std::string &Dir) {
+  auto T = std::chrono::steady_clock::now();
+  StagePlan P;
+  auto Made = makePlan(Captures, Dir);
+  if (!Made)
+    return Made.takeError(); // finishMpi sends the ranks an abort
+  P = std::move(*Made);
+  PlanSent = true;
+  R3_TRY(rootStage(P, Job.Size));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - T)
+      .count();
+}
+
+int runWorkerRank(const MpiJob &J) {
+  auto Staged = workerStage(LocalWorkerIndex == 0, NodeComm, NodeName);
+  if (!Staged) {
+    std::fprintf(stderr, "r3: error: rank %d on %s: %s\n", J.Rank,
+                 NodeName.c_str(), Staged.error().message().c_str());
+    return 1;
+  }
+  if (Staged->Abort)
+    return 1; // rank 0 says why
+  return Relay(J, std::move(Staged->Paths)).run();
+}
 #endif
 
 } // namespace r3

@@ -40,8 +40,23 @@ void finishMpi();
 /// Rank 0's links: worker W is rank W + 1.
 LinkFactory mpiLinks();
 
-/// A worker rank's life: relays between rank 0 and a worker process of its
-/// own until rank 0 says to stop. Its GPU: the one visible device, else its
+/// Captures staged to node-local disks before a campaign. Rank 0 sends the
+/// plan to every rank (an empty Dir: nothing to stage); the first worker
+/// rank of each node checks what its node already holds under Dir (by
+/// SHA-256), asks for the rest, receives each capture in 64 MiB messages,
+/// checks its hash (a damaged copy is asked for once more) and tells its
+/// node's other ranks; every worker rank then reads the staged copies.
+/// Dir's "%h" becomes the node's name. Nodes are those MPI's shared-memory
+/// split finds, or the names R3_NODE_NAME gives (for tests on one machine).
+/// Rank 0 calls this with the campaign's captures once it has read the
+/// campaign (or with none when it cannot start); it returns the seconds
+/// staging took.
+Expected<double> stageCaptures(const std::vector<std::string> &Captures,
+                               const std::string &Dir);
+
+/// A worker rank's life: takes its part in staging the captures, then
+/// relays between rank 0 and a worker process of its own until rank 0 says
+/// to stop. Its GPU: the one visible device, else its
 /// index among the worker ranks of its node modulo the visible devices (or
 /// the list R3_GPUS names). SIGTERM, SIGUSR1 or SIGINT to the rank ask rank
 /// 0 for a clean stop. Returns the rank's exit status.

@@ -231,6 +231,10 @@ int runTune(const ParsedArgs &A) {
   if (A.has("--resume") && !pathExists(C->Database))
     return fail(makeError("nothing to resume: the campaign database '",
                           C->Database, "' does not exist"));
+  if (A.has("--stage-captures") && !(Job && Job->Size > 1))
+    return usageError("option '--stage-captures' applies to campaigns "
+                      "across the ranks of an MPI job",
+                      "tune");
   if (Job && Job->Size > 1) {
     if (A.has("--workers"))
       return usageError("option '--workers' does not apply under MPI: every "
@@ -238,6 +242,17 @@ int runTune(const ParsedArgs &A) {
                         "tune");
     O.Workers = static_cast<unsigned>(Job->Size - 1);
     O.Links = mpiLinks();
+    std::vector<std::string> Captures;
+    for (const KernelSpec &K : C->Kernels)
+      Captures.push_back(K.Capture);
+    std::string Dir = A.value("--stage-captures").value_or("");
+    auto Took = stageCaptures(Captures, Dir);
+    if (!Took)
+      return fail(Took.takeError());
+    if (!Dir.empty())
+      std::fprintf(stderr, "r3: staged the campaign's captures under %s on "
+                           "every node in %.2f s\n",
+                   Dir.c_str(), *Took);
   }
   installStopHandlers();
   Printer Out;
@@ -278,6 +293,9 @@ CommandSpec tuneCommand() {
        {"--backup-every", "", Arity::Value, "SECONDS",
         "with --history-local: how often it is copied (default 600; also at "
         "every stop)"},
+       {"--stage-captures", "", Arity::Value, "DIR",
+        "under MPI: copy the captures to DIR on each node (a local disk; %h: "
+        "the node's name) before the campaign"},
        {"--mpi", "", Arity::Flag, "",
         "run as the ranks of an MPI job (found by itself under mpirun or "
         "srun): rank 0 coordinates, every other rank is a worker"},
