@@ -1,0 +1,156 @@
+// The campaign core (the coordinator's loop, its search state, the history)
+// against in-process fake workers (tests/tools/FakeLinks.h): a CUDA campaign
+// of the recorded cubin's launch level on a synthetic capture, without
+// worker processes, replay servers or a GPU.
+#include "Catch.h"
+
+#include "FakeLinks.h"
+#include "SyntheticCapture.h"
+#include "campaign/Campaign.h"
+#include "campaign/Engine.h"
+#include "campaign/History.h"
+
+#include <filesystem>
+#include <set>
+#include <unistd.h>
+
+using namespace r3;
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Quiet : TuneObserver {
+  void progress(const TuneProgress &) override {}
+  void note(const std::string &) override {}
+};
+
+/// A folder with a capture of jacobi2d (16 x 16 blocks) and a campaign over
+/// block_x x block_y (15 launch points), removed at the end.
+struct Setup {
+  fs::path Dir;
+  explicit Setup(const std::string &Name) {
+    Dir = fs::temp_directory_path() /
+          ("r3-core-" + std::to_string(::getpid()) + "-" + Name);
+    fs::remove_all(Dir);
+    fs::create_directories(Dir);
+    REQUIRE_FALSE(testing::writeCudaKernelCapture(
+        (Dir / "k.h5").string(),
+        {"_Z8jacobi2dPKfPfii", "32,24,1", "16,16,1",
+         {"ptr:0x7f0000200000", "ptr:0x7f0000400000", "i32:512", "i32:384"}}));
+  }
+  ~Setup() { fs::remove_all(Dir); }
+  Campaign campaign(unsigned Budget) const {
+    std::string Text = "database = \"h.db\"\nbackend = \"cuda\"\n"
+                       "[[kernel]]\nname = \"jacobi2d\"\ncapture = \"k.h5\"\n"
+                       "[budget]\nevaluations = " +
+                       std::to_string(Budget) +
+                       "\n[launch]\nblock_x = [16, 32, 64, 128, 256]\n"
+                       "block_y = [1, 2, 4]\n[evaluation]\n"
+                       "determinism_runs = 0\nbaseline_interval = 4\n";
+    auto C = parseCampaign(Text, (Dir / "campaign.toml").string());
+    INFO((C ? std::string() : C.error().message()));
+    REQUIRE(C);
+    return std::move(*C);
+  }
+  std::unique_ptr<History> history() const {
+    auto H = History::open((Dir / "h.db").string(), HistoryMode::ReadOnly);
+    REQUIRE(H);
+    return std::move(*H);
+  }
+};
+
+TuneSummary run(const Campaign &C, testing::FakeWorkerScript S,
+                std::shared_ptr<testing::FakeWorkerStats> Stats,
+                unsigned Workers = 3) {
+  TuneOptions O;
+  O.Workers = Workers;
+  O.Links = testing::fakeWorkerLinks(std::move(S), Stats);
+  Quiet Obs;
+  auto R = runCampaign(C, O, Obs);
+  INFO((R ? std::string() : R.error().message()));
+  REQUIRE(R);
+  return *R;
+}
+
+std::set<std::string> identities(History &H) {
+  auto Cands = H.candidates();
+  REQUIRE(Cands);
+  std::set<std::string> Ids;
+  for (const CandidateRow &C : *Cands)
+    CHECK(Ids.insert(C.Identity).second);
+  return Ids;
+}
+
+std::vector<EvaluatedCandidate> evaluations(History &H) {
+  auto E = H.evaluations();
+  REQUIRE(E);
+  return std::move(*E);
+}
+} // namespace
+
+TEST_CASE("campaign core: a launch-level campaign finds the fastest block") {
+  Setup S("best");
+  auto Stats = std::make_shared<testing::FakeWorkerStats>();
+  TuneSummary R = run(S.campaign(12), {}, Stats);
+  CHECK(R.Outcome == TuneOutcome::Complete);
+  auto H = S.history();
+  auto Evals = evaluations(*H);
+  CHECK(Evals.size() == 12);
+  CHECK(identities(*H).size() == 12);
+  // The baseline was re-measured on the workers, beside the candidates.
+  CHECK(H->baselines()->size() >= 2);
+  // Among the 15 points the fake runs 128 threads fastest (1 ms): with 12
+  // evaluations of BO the best has 128 threads or is within 10% of it.
+  double Best = 1e9;
+  for (const EvaluatedCandidate &E : Evals)
+    if (E.Evaluation.Result.Verified)
+      Best = std::min(Best, E.Evaluation.MedianMs);
+  CHECK(Best <= 1.1);
+}
+
+TEST_CASE("campaign core: a resume continues where the history ends") {
+  Setup S("resume");
+  auto Stats = std::make_shared<testing::FakeWorkerStats>();
+  run(S.campaign(6), {}, Stats);
+  CHECK(evaluations(*S.history()).size() == 6);
+  TuneSummary R = run(S.campaign(12), {}, Stats);
+  CHECK(R.Resumed);
+  auto H = S.history();
+  CHECK(evaluations(*H).size() == 12);
+  CHECK(identities(*H).size() == 12);
+}
+
+TEST_CASE("campaign core: a lost worker's jobs go to the others") {
+  Setup S("lost");
+  auto Stats = std::make_shared<testing::FakeWorkerStats>();
+  testing::FakeWorkerScript Script;
+  Script.LoseAfter = 4;
+  TuneSummary R = run(S.campaign(12), Script, Stats);
+  CHECK(R.Outcome == TuneOutcome::Complete);
+  CHECK(Stats->Lost == 1);
+  auto H = S.history();
+  CHECK(evaluations(*H).size() == 12);
+  CHECK(identities(*H).size() == 12);
+}
+
+TEST_CASE("campaign core: failures are results, counted by kind") {
+  Setup S("failures");
+  auto Stats = std::make_shared<testing::FakeWorkerStats>();
+  testing::FakeWorkerScript Script;
+  Script.Answer = [](const WorkerJob &J) {
+    if (J.Work.Block && (*J.Work.Block)[0] == 16)
+      return failedResult(FailureKind::Crashed, "crashed: fake");
+    if (J.Work.Block && (*J.Work.Block)[0] == 256)
+      return failedResult(FailureKind::InvalidLaunch, "fake: too many");
+    return testing::fakeAnswer(J);
+  };
+  TuneSummary R = run(S.campaign(16), Script, Stats, 2);
+  CHECK(R.Outcome == TuneOutcome::Complete); // the space is exhausted
+  std::map<std::string, int> Kinds;
+  auto H = S.history();
+  for (const EvaluatedCandidate &E : evaluations(*H))
+    if (!E.Evaluation.Result.Verified)
+      ++Kinds[failureKindName(E.Evaluation.Result.Failure)];
+  CHECK(Kinds["crashed"] == 3);
+  CHECK(Kinds["invalid_launch"] == 3);
+}
