@@ -474,6 +474,9 @@ Expected<json> workersJson(History &H,
                    {"evaluations", W.Evaluations},
                    {"busy_ms", W.BusyMs},
                    {"wall_ms", Wall},
+                   {"per_minute", Wall > 0 ? json(W.Evaluations * 60000.0 /
+                                                  Wall)
+                                           : json(nullptr)},
                    // No device time at all: a history from before r3 kept
                    // it, not an idle device.
                    {"busy_fraction",
@@ -497,11 +500,13 @@ std::string workersText(const json &Workers) {
     char Line[512];
     const json &F = W["busy_fraction"];
     std::snprintf(Line, sizeof Line,
-                  "  worker %lld: %s, %llu evaluations, device busy %s of "
-                  "%.1f s\n",
+                  "  worker %lld: %s, %llu evaluations (%.1f a minute), "
+                  "device busy %s of %.1f s\n",
                   W["worker"].get<long long>(),
                   W["device"].get<std::string>().c_str(),
                   W["evaluations"].get<unsigned long long>(),
+                  W["per_minute"].is_number() ? W["per_minute"].get<double>()
+                                              : 0.0,
                   F.is_number()
                       ? (std::to_string(std::lround(F.get<double>() * 100)) +
                          "%")

@@ -64,10 +64,12 @@ summarizeKernels(History &H,
 /// its last start or resume): the time its candidates' runs and its
 /// baseline re-measures took on the device, over the wall time from its
 /// first evaluation's start to its last one's end. As JSON:
-/// [{worker, device, evaluations, busy_ms, wall_ms, busy_fraction}].
+/// [{worker, device, evaluations, busy_ms, wall_ms, per_minute,
+/// busy_fraction}]. Under MPI a worker's device names its rank and host.
 Expected<nlohmann::json>
 workersJson(History &H, const std::vector<EvaluatedCandidate> &Evaluations);
-/// "  worker 0: NVIDIA H200, 120 evaluations, device busy 93% of 61.2 s"
+/// "  worker 0: NVIDIA H200, 120 evaluations (118.0 a minute), device busy
+/// 93% of 61.2 s"
 /// lines of workersJson's array (none when no worker kept device times).
 std::string workersText(const nlohmann::json &Workers);
 
