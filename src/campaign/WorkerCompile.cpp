@@ -1,4 +1,6 @@
-// A worker's compiles (WorkerCompile.h). A CUDA source is written once to a
+// A worker's compiles (WorkerCompile.h). CUDA compiles go to a compile
+// server of this compiler's own (one per compile thread). A CUDA source is
+// written once to a
 // stable path under the compile cache (its name derived from its text), so
 // that the front-end stage's cache key, which includes the path, is the
 // same for every worker and every resume of a campaign.
@@ -12,7 +14,12 @@
 #include "support/Sha256.h"
 #include "support/StringUtil.h"
 #ifdef R3_HAVE_CUDA
+#include "compile/cuda/CompileServer.h"
 #include "compile/cuda/CudaCompiler.h"
+#else
+namespace r3 {
+class CompileServer {};
+} // namespace r3
 #endif
 
 #include <atomic>
@@ -183,8 +190,12 @@ Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &J,
     R3_TRY(moveInto(specializationOf(J, *R), Sp));
     O.Specialize = Sp;
   }
+  // Through this thread's compile server, never a fork of this process
+  // (CompileServer.h says why).
+  if (!Server)
+    Server = std::make_unique<CompileServer>();
   CudaCompiled C;
-  R3_TRY(moveInto(compileCudaKernelIsolated(O), C));
+  R3_TRY(moveInto(Server->compile(O), C));
   Ms = C.Report.CompileMs;
   return CudaDone{std::move(C.Cubin), C.Report.ParamNames, C.Report.Spills};
 }

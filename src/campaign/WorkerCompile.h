@@ -18,6 +18,7 @@
 namespace r3 {
 
 class CaptureReader;
+class CompileServer;
 
 /// Held while a worker's threads open a capture: HDF5 (a serial build) is
 /// not thread-safe, and a worker's compile threads and its runner open
@@ -55,6 +56,7 @@ private:
   std::map<std::string, std::vector<uint8_t>> HostCache;
   std::map<std::string, CudaDone> CudaCache;
   std::map<std::string, std::unique_ptr<CaptureReader>> Captures;
+  std::unique_ptr<CompileServer> Server; ///< cuda: this thread's compiles
 };
 
 } // namespace r3

@@ -3,6 +3,9 @@
 #include "cli/Diagnostics.h"
 #include "r3/Version.h"
 #include "campaign/Worker.h"
+#ifdef R3_HAVE_CUDA
+#include "compile/cuda/CompileServer.h"
+#endif
 #include "replay/Server.h"
 #include "support/StringUtil.h"
 
@@ -67,6 +70,27 @@ int runTuneWorkerCommand(const std::vector<std::string> &Words) {
     return fail(E);
   return ExitSuccess;
 }
+/// `r3 __compile-server IN OUT`: a campaign worker's compile server
+/// (compile/cuda/CompileServer.h). Internal, like __replay-server.
+int runCompileServerCommand(const std::vector<std::string> &Words) {
+#ifdef R3_HAVE_CUDA
+  auto In = Words.size() == 3 ? r3::parseUnsigned(Words[1]) : std::nullopt;
+  auto Out = Words.size() == 3 ? r3::parseUnsigned(Words[2]) : std::nullopt;
+  if (!In || !Out) {
+    printError("__compile-server: expected the descriptors IN OUT (this "
+               "command is started by a campaign's worker)");
+    return ExitUsage;
+  }
+  if (r3::Error E = r3::runCompileServer(static_cast<int>(*In),
+                                         static_cast<int>(*Out)))
+    return fail(E);
+  return ExitSuccess;
+#else
+  (void)Words;
+  printError("__compile-server: this r3 was built without the CUDA backend");
+  return ExitFailure;
+#endif
+}
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -80,6 +104,8 @@ int main(int Argc, char **Argv) {
     return runReplayServerCommand(Words);
   if (First == "__tune-worker")
     return runTuneWorkerCommand(Words);
+  if (First == "__compile-server")
+    return runCompileServerCommand(Words);
   if (First == "--version" || First == "-V") {
     std::printf("r3 %s\n", r3::Version);
     return ExitSuccess;

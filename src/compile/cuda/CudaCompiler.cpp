@@ -355,7 +355,9 @@ std::vector<std::string> reportFields(const CudaCompileReport &R) {
           R.Log};
 }
 
-std::vector<uint8_t> serialize(const CudaCompiled &C) {
+} // namespace
+
+std::vector<uint8_t> serializeCompiled(const CudaCompiled &C) {
   std::vector<uint8_t> Out;
   putBytes(Out, C.Ir);
   putBytes(Out, C.Ptx);
@@ -366,7 +368,7 @@ std::vector<uint8_t> serialize(const CudaCompiled &C) {
   return Out;
 }
 
-Expected<CudaCompiled> deserialize(std::span<const uint8_t> In) {
+Expected<CudaCompiled> deserializeCompiled(std::span<const uint8_t> In) {
   CudaCompiled C;
   std::string Cubin;
   std::vector<std::string> F(14);
@@ -396,7 +398,6 @@ Expected<CudaCompiled> deserialize(std::span<const uint8_t> In) {
   R.Log = F[13];
   return C;
 }
-} // namespace
 
 Expected<CudaCompiled> compileCudaKernelIsolated(const CudaCompileOptions &O,
                                                  double TimeoutSeconds) {
@@ -405,13 +406,13 @@ Expected<CudaCompiled> compileCudaKernelIsolated(const CudaCompileOptions &O,
       [&]() -> Expected<std::vector<uint8_t>> {
         CudaCompiled C;
         R3_TRY(moveInto(compileCudaKernel(O), C));
-        return serialize(C);
+        return serializeCompiled(C);
       },
       TimeoutSeconds);
   if (!Bytes)
     return Bytes.takeError();
   CudaCompiled C;
-  R3_TRY(moveInto(deserialize(*Bytes), C));
+  R3_TRY(moveInto(deserializeCompiled(*Bytes), C));
   C.Report.CompileMs = msSince(Start);
   return C;
 }

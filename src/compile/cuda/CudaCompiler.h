@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -92,5 +93,9 @@ Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O);
 /// error with its message, never the end of the caller.
 Expected<CudaCompiled> compileCudaKernelIsolated(const CudaCompileOptions &O,
                                                  double TimeoutSeconds = 300);
+
+/// A compiled result as bytes, and back (how it crosses a pipe).
+std::vector<uint8_t> serializeCompiled(const CudaCompiled &C);
+Expected<CudaCompiled> deserializeCompiled(std::span<const uint8_t> In);
 
 } // namespace r3

@@ -1,0 +1,218 @@
+// The compile server and its client (CompileServer.h). Requests and replies
+// are frames of r3's codec (support/Frame.h): a request's meta fields are
+// the compile options; a reply is the compiled result's bytes (the same
+// encoding the isolated compile's child uses) or an error message.
+#include "compile/cuda/CompileServer.h"
+
+#include "support/Frame.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace r3 {
+
+namespace {
+enum : uint32_t { Request = 201, Reply = 202, Failure = 203 };
+
+wire::MetaWriter encodeOptions(const CudaCompileOptions &O) {
+  wire::MetaWriter W;
+  W.str(O.SourcePath).u32(static_cast<uint32_t>(O.Flags.size()));
+  for (const std::string &F : O.Flags)
+    W.str(F);
+  W.str(O.Kernel).i64(O.ComputeMajor).i64(O.ComputeMinor);
+  W.u32(static_cast<uint32_t>(O.Toolchain)).str(O.Pipeline).i64(O.CodegenOpt);
+  W.i64(O.MaxRegisters ? int64_t(*O.MaxRegisters) : -1).u32(O.FastMath);
+  W.u32(static_cast<uint32_t>(O.NvccOptions.size()));
+  for (const std::string &N : O.NvccOptions)
+    W.str(N);
+  W.u32(O.Bounds.has_value());
+  if (O.Bounds)
+    W.u32(O.Bounds->MaxThreads).u32(O.Bounds->MinBlocks);
+  W.u32(O.Specialize.has_value());
+  if (const auto &S = O.Specialize) {
+    W.u32(S->Args).u32(S->Dims).u32(static_cast<uint32_t>(S->Layout.size()));
+    for (const ParamInfo &P : S->Layout)
+      W.u64(P.Offset).u64(P.Size);
+    W.bytes(S->Params);
+    for (const Dim3 &D : {S->Grid, S->Block})
+      W.u32(D[0]).u32(D[1]).u32(D[2]);
+  }
+  W.str(O.CacheDir);
+  return W;
+}
+
+std::vector<std::string> strings(wire::MetaReader &R) {
+  std::vector<std::string> V(std::min<uint32_t>(R.u32(), 1u << 16));
+  for (std::string &S : V)
+    S = R.str();
+  return V;
+}
+
+Expected<CudaCompileOptions> decodeOptions(std::span<const uint8_t> Meta) {
+  wire::MetaReader R(Meta);
+  CudaCompileOptions O;
+  O.SourcePath = R.str();
+  O.Flags = strings(R);
+  O.Kernel = R.str();
+  O.ComputeMajor = static_cast<int>(R.i64());
+  O.ComputeMinor = static_cast<int>(R.i64());
+  O.Toolchain = static_cast<CudaToolchain>(std::min<uint32_t>(R.u32(), 2));
+  O.Pipeline = R.str();
+  O.CodegenOpt = static_cast<int>(R.i64());
+  if (int64_t Regs = R.i64(); Regs >= 0)
+    O.MaxRegisters = static_cast<uint32_t>(Regs);
+  O.FastMath = R.u32() != 0;
+  O.NvccOptions = strings(R);
+  if (R.u32())
+    O.Bounds = LaunchBoundsSpec{R.u32(), R.u32()};
+  if (R.u32()) {
+    Specialization S;
+    S.Args = R.u32() != 0;
+    S.Dims = R.u32() != 0;
+    S.Layout.resize(std::min<uint32_t>(R.u32(), 4096));
+    for (ParamInfo &P : S.Layout) {
+      P.Offset = R.u64();
+      P.Size = R.u64();
+    }
+    S.Params = R.bytes();
+    for (Dim3 *D : {&S.Grid, &S.Block})
+      for (uint32_t &X : *D)
+        X = R.u32();
+    O.Specialize = std::move(S);
+  }
+  O.CacheDir = R.str();
+  R3_TRY(R.finish("compile request"));
+  return O;
+}
+
+/// One frame: its type, meta and bulk.
+Expected<uint32_t> readFrame(int Fd, std::vector<uint8_t> &Meta,
+                             std::vector<uint8_t> &Bulk) {
+  uint8_t Raw[16];
+  R3_TRY(wire::readExactly(Fd, Raw));
+  uint32_t Type, MetaLength;
+  uint64_t BulkLength;
+  std::memcpy(&Type, Raw, 4);
+  std::memcpy(&MetaLength, Raw + 4, 4);
+  std::memcpy(&BulkLength, Raw + 8, 8);
+  if (Type < Request || Type > Failure || BulkLength > (4ull << 30))
+    return makeError("compile server: not a frame of its protocol (type ",
+                     Type, ")");
+  Meta.resize(MetaLength);
+  Bulk.resize(BulkLength);
+  R3_TRY(wire::readExactly(Fd, Meta));
+  R3_TRY(wire::readExactly(Fd, Bulk));
+  return Type;
+}
+} // namespace
+
+Error runCompileServer(int In, int Out) {
+  ::signal(SIGINT, SIG_IGN); // the worker decides when the server ends
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL); // and a worker killed takes it along
+  for (;;) {
+    std::vector<uint8_t> Meta, Bulk;
+    auto Type = readFrame(In, Meta, Bulk);
+    if (!Type)
+      return Error::success(); // the worker is gone: so are we
+    double Timeout = 300;
+    std::memcpy(&Timeout, Bulk.data(), std::min<size_t>(Bulk.size(), 8));
+    auto O = decodeOptions(Meta);
+    auto C = O ? compileCudaKernelIsolated(*O, Timeout)
+               : Expected<CudaCompiled>(O.takeError());
+    Error E = C ? wire::writeFrame(Out, Reply, wire::MetaWriter(),
+                                   serializeCompiled(*C))
+                : [&] {
+                    wire::MetaWriter W;
+                    W.str(C.error().message());
+                    return wire::writeFrame(Out, Failure, W);
+                  }();
+    if (E)
+      return Error::success();
+  }
+}
+
+CompileServer::~CompileServer() { stop(); }
+
+void CompileServer::stop() {
+  if (ToServer >= 0)
+    ::close(ToServer);
+  if (FromServer >= 0)
+    ::close(FromServer);
+  ToServer = FromServer = -1;
+  if (Pid > 0) {
+    ::kill(Pid, SIGKILL);
+    int Status;
+    ::waitpid(Pid, &Status, 0);
+  }
+  Pid = -1;
+}
+
+Error CompileServer::start() {
+  int In[2], Out[2];
+  if (::pipe2(In, O_CLOEXEC) != 0)
+    return errnoError("compile server: pipe");
+  if (::pipe2(Out, O_CLOEXEC) != 0) {
+    ::close(In[0]);
+    ::close(In[1]);
+    return errnoError("compile server: pipe");
+  }
+  int ChildIn = std::max({In[0], In[1], Out[0], Out[1]}) + 1;
+  int ChildOut = ChildIn + 1;
+  posix_spawn_file_actions_t A;
+  posix_spawn_file_actions_init(&A);
+  posix_spawn_file_actions_adddup2(&A, In[0], ChildIn);
+  posix_spawn_file_actions_adddup2(&A, Out[1], ChildOut);
+  std::vector<std::string> Words = {"/proc/self/exe", "__compile-server",
+                                    std::to_string(ChildIn),
+                                    std::to_string(ChildOut)};
+  std::vector<char *> Argv;
+  for (std::string &W : Words)
+    Argv.push_back(W.data());
+  Argv.push_back(nullptr);
+  int Rc = ::posix_spawn(&Pid, Argv[0], &A, nullptr, Argv.data(), environ);
+  posix_spawn_file_actions_destroy(&A);
+  ::close(In[0]);
+  ::close(Out[1]);
+  ToServer = In[1];
+  FromServer = Out[0];
+  if (Rc != 0) {
+    Pid = -1;
+    stop();
+    return makeError("compile server: cannot start: ", std::strerror(Rc));
+  }
+  return Error::success();
+}
+
+Expected<CudaCompiled> CompileServer::compile(const CudaCompileOptions &O,
+                                              double TimeoutSeconds) {
+  if (Pid < 0)
+    R3_TRY(start());
+  uint8_t Timeout[8];
+  std::memcpy(Timeout, &TimeoutSeconds, 8);
+  if (Error E = wire::writeFrame(ToServer, Request, encodeOptions(O),
+                                 Timeout)) {
+    stop();
+    return makeError("compile server: ", E.message());
+  }
+  std::vector<uint8_t> Meta, Bulk;
+  auto Type = readFrame(FromServer, Meta, Bulk);
+  if (!Type) {
+    stop(); // the next compile starts another
+    return makeError("the compile server died: ", Type.error().message());
+  }
+  if (*Type == Reply)
+    return deserializeCompiled(Bulk);
+  wire::MetaReader R(Meta);
+  std::string Message = R.str();
+  return Error::make(Message);
+}
+
+} // namespace r3
