@@ -1,8 +1,10 @@
-// The coordinator's state (internal to src/campaign): per kernel, its
+// The search state of a campaign (internal to src/campaign): per kernel, its
 // baseline, its source variants and their inner-loop strategies; the
 // candidates in flight; the history it commits to. Coordinator.cpp builds
-// and applies (new candidates, results, a resume); Engine.cpp runs the loop
-// over worker processes.
+// and applies (new candidates, results, a resume), CoordinatorJobs.cpp
+// makes the workers' jobs, CoordinatorLlm.cpp runs the LLM operator's
+// session; the event loop (Engine.h) drives it, and only it includes this
+// header.
 #pragma once
 
 #include "campaign/Campaign.h"

@@ -1,5 +1,9 @@
-// The coordinator of `r3 tune`: runs a campaign's search over worker
-// processes and commits every result to the history as it arrives. For each
+// The event loop of `r3 tune` (Engine.cpp): keeps the workers (Transport.h:
+// processes over pipes, or MPI ranks) fed with the candidates the search
+// state (Coordinator.h) makes, and commits every result to the history as
+// it arrives. This header is the campaign's public face: what the command
+// passes in (TuneOptions), what it is told (TuneObserver) and what it gets
+// back (TuneSummary). For each
 // kernel: the recorded original is the baseline (re-measured on each worker
 // every few evaluations, so speedups are ratios taken side by side); source
 // variants come from the outer loop (MAP-Elites with islands) and each gets
