@@ -20,6 +20,8 @@
 
 namespace r3 {
 
+class CaptureReader;
+
 /// One kernel to tune.
 struct KernelSpec {
   std::string Name;    ///< as in the capture (mangled or demangled)
@@ -139,6 +141,12 @@ struct Campaign {
   EvaluationSpec Evaluation;
   LlmSpec Llm;
 };
+
+/// The index of the capture's kernel a campaign's [[kernel]] names (by
+/// mangled or demangled name, or a demangled name without its parameters);
+/// an error listing the capture's kernels when none matches.
+Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
+                                      const KernelSpec &Spec);
 
 /// A campaign's grid_rule in the syntax of LaunchRule.h.
 std::string launchRuleText(const std::string &CampaignRule);

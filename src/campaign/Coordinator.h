@@ -203,12 +203,6 @@ private:
 /// written (CoordinatorLlm.cpp).
 std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L);
 
-/// The index of the capture's kernel a campaign's [[kernel]] names (by
-/// mangled or demangled name, or a demangled name without its parameters);
-/// an error listing the capture's kernels when none matches.
-Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
-                                      const KernelSpec &Spec);
-
 /// [[2],[0,5]]: the indices of a point, as stored in the history.
 std::string pointJson(const search::Point &P);
 Expected<search::Point> parsePointJson(const std::string &Text);

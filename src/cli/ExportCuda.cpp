@@ -4,7 +4,6 @@
 #include "cli/ExportCuda.h"
 
 #include "campaign/Campaign.h"
-#include "campaign/Coordinator.h"
 #include "capture/CaptureReader.h"
 #include "compile/cuda/CudaCompiler.h"
 #include "support/FileUtil.h"
