@@ -67,15 +67,6 @@ std::string NodeName;
 bool PlanSent = false; ///< rank 0: the staging plan went out
 volatile sig_atomic_t StopSignal = 0;
 
-Error mpiError(int Rc, const char *Call) {
-  if (Rc == MPI_SUCCESS)
-    return Error::success();
-  char Text[MPI_MAX_ERROR_STRING];
-  int Len = 0;
-  MPI_Error_string(Rc, Text, &Len);
-  return makeError(Call, ": ", std::string(Text, Len));
-}
-
 std::string hostName() {
   char Buf[256] = {};
   ::gethostname(Buf, sizeof Buf - 1);

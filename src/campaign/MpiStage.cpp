@@ -31,15 +31,6 @@ namespace fs = std::filesystem;
 constexpr int TagChunk = 3, TagAck = 4;
 constexpr size_t ChunkBytes = 64u << 20;
 
-Error mpiCheck(int Rc, const char *Call) {
-  if (Rc == MPI_SUCCESS)
-    return Error::success();
-  char Text[MPI_MAX_ERROR_STRING];
-  int Len = 0;
-  MPI_Error_string(Rc, Text, &Len);
-  return makeError(Call, ": ", std::string(Text, Len));
-}
-
 Expected<std::string> fileHash(const std::string &Path, uint64_t &Size) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
@@ -84,9 +75,9 @@ Expected<StagePlan> decodePlan(std::span<const uint8_t> Bytes) {
 /// Broadcasts Bytes from rank 0 (its size first).
 Error broadcast(std::vector<uint8_t> &Bytes, MPI_Comm Comm) {
   uint64_t N = Bytes.size();
-  R3_TRY(mpiCheck(MPI_Bcast(&N, 1, MPI_UINT64_T, 0, Comm), "MPI_Bcast"));
+  R3_TRY(mpiError(MPI_Bcast(&N, 1, MPI_UINT64_T, 0, Comm), "MPI_Bcast"));
   Bytes.resize(N);
-  return mpiCheck(
+  return mpiError(
       MPI_Bcast(Bytes.data(), static_cast<int>(N), MPI_BYTE, 0, Comm),
       "MPI_Bcast");
 }
@@ -104,18 +95,27 @@ Expected<bool> sendCapture(const StagedCapture &C, int To) {
     In.read(Buf.data(), static_cast<std::streamsize>(N));
     if (static_cast<size_t>(In.gcount()) != N)
       return makeError(C.Path, ": the capture changed while it was sent");
-    R3_TRY(mpiCheck(MPI_Send(Buf.data(), static_cast<int>(N), MPI_BYTE, To,
+    R3_TRY(mpiError(MPI_Send(Buf.data(), static_cast<int>(N), MPI_BYTE, To,
                              TagChunk, MPI_COMM_WORLD),
                     "MPI_Send"));
     Left -= N;
   }
   int Ok = 0;
-  R3_TRY(mpiCheck(MPI_Recv(&Ok, 1, MPI_INT, To, TagAck, MPI_COMM_WORLD,
+  R3_TRY(mpiError(MPI_Recv(&Ok, 1, MPI_INT, To, TagAck, MPI_COMM_WORLD,
                            MPI_STATUS_IGNORE),
                   "MPI_Recv"));
   return Ok != 0;
 }
 } // namespace
+
+Error mpiError(int Rc, const char *Call) {
+  if (Rc == MPI_SUCCESS)
+    return Error::success();
+  char Text[MPI_MAX_ERROR_STRING];
+  int Len = 0;
+  MPI_Error_string(Rc, Text, &Len);
+  return makeError(Call, ": ", std::string(Text, Len));
+}
 
 std::string stagedPath(const StagePlan &P, const StagedCapture &C,
                        const std::string &Node) {
@@ -155,7 +155,7 @@ Error rootStage(const StagePlan &P, int Size) {
     return Error::success();
   uint64_t None = 0;
   std::vector<uint64_t> Needs(static_cast<size_t>(Size));
-  R3_TRY(mpiCheck(MPI_Gather(&None, 1, MPI_UINT64_T, Needs.data(), 1,
+  R3_TRY(mpiError(MPI_Gather(&None, 1, MPI_UINT64_T, Needs.data(), 1,
                              MPI_UINT64_T, 0, MPI_COMM_WORLD),
                   "MPI_Gather"));
   for (int Rank = 1; Rank < Size; ++Rank)
@@ -184,7 +184,7 @@ Error receiveCapture(const StagedCapture &C, const std::string &Path) {
     std::vector<char> Buf(ChunkBytes);
     for (uint64_t Left = C.Size; Left > 0;) {
       int N = static_cast<int>(std::min<uint64_t>(Left, Buf.size()));
-      R3_TRY(mpiCheck(MPI_Recv(Buf.data(), N, MPI_BYTE, 0, TagChunk,
+      R3_TRY(mpiError(MPI_Recv(Buf.data(), N, MPI_BYTE, 0, TagChunk,
                                MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                       "MPI_Recv"));
       Out.write(Buf.data(), N);
@@ -193,7 +193,7 @@ Error receiveCapture(const StagedCapture &C, const std::string &Path) {
     }
     Out.close();
     int Ok = Out.good() && H.hexDigest() == C.Hash;
-    R3_TRY(mpiCheck(MPI_Send(&Ok, 1, MPI_INT, 0, TagAck, MPI_COMM_WORLD),
+    R3_TRY(mpiError(MPI_Send(&Ok, 1, MPI_INT, 0, TagAck, MPI_COMM_WORLD),
                     "MPI_Send"));
     if (Ok)
       return commitTemporary(Tmp, Path);
@@ -229,7 +229,7 @@ Expected<StagedPaths> workerStage(bool Leader, MPI_Comm Node,
       Need |= uint64_t(1) << I;
     }
   }
-  R3_TRY(mpiCheck(MPI_Gather(&Need, 1, MPI_UINT64_T, nullptr, 1, MPI_UINT64_T,
+  R3_TRY(mpiError(MPI_Gather(&Need, 1, MPI_UINT64_T, nullptr, 1, MPI_UINT64_T,
                              0, MPI_COMM_WORLD),
                   "MPI_Gather"));
   for (size_t I = 0; I < P.Captures.size(); ++I)
@@ -237,7 +237,7 @@ Expected<StagedPaths> workerStage(bool Leader, MPI_Comm Node,
       R3_TRY(receiveCapture(P.Captures[I],
                             stagedPath(P, P.Captures[I], NodeName)));
   // The node's other ranks read the copies once its leader has them.
-  R3_TRY(mpiCheck(MPI_Barrier(Node), "MPI_Barrier"));
+  R3_TRY(mpiError(MPI_Barrier(Node), "MPI_Barrier"));
   for (const StagedCapture &C : P.Captures)
     Out.Paths[C.Path] = stagedPath(P, C, NodeName);
   return Out;

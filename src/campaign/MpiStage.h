@@ -31,6 +31,9 @@ struct StagedPaths {
   std::map<std::string, std::string> Paths;
 };
 
+/// Success, or "Call: MPI's own message".
+Error mpiError(int Rc, const char *Call);
+
 /// Rank 0's plan for the campaign's captures (hashed once here).
 Expected<StagePlan> makePlan(const std::vector<std::string> &Captures,
                              const std::string &Dir);

@@ -12,6 +12,7 @@
 #include "capture/CaptureReader.h"
 #include "replay/ServerClient.h"
 #include "support/Machine.h"
+#include "support/Process.h"
 
 #include <atomic>
 #include <chrono>
@@ -25,7 +26,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
@@ -265,52 +265,21 @@ static std::vector<std::string> workerEnvironment(const std::string &Gpu) {
 Expected<std::unique_ptr<WorkerProcess>>
 WorkerProcess::spawn(unsigned Index, const std::string &Gpu,
                      unsigned Compilers) {
-  int In[2], Out[2];
-  if (::pipe2(In, O_CLOEXEC) != 0)
-    return errnoError("tune worker: pipe");
-  if (::pipe2(Out, O_CLOEXEC) != 0) {
-    ::close(In[0]);
-    ::close(In[1]);
-    return errnoError("tune worker: pipe");
-  }
-  int ChildIn = std::max({In[0], In[1], Out[0], Out[1]}) + 1;
-  int ChildOut = ChildIn + 1;
-  posix_spawn_file_actions_t Actions;
-  posix_spawn_file_actions_init(&Actions);
-  posix_spawn_file_actions_adddup2(&Actions, In[0], ChildIn);
-  posix_spawn_file_actions_adddup2(&Actions, Out[1], ChildOut);
-  posix_spawn_file_actions_adddup2(&Actions, STDERR_FILENO, STDOUT_FILENO);
-  posix_spawnattr_t Attr;
-  posix_spawnattr_init(&Attr);
-  posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&Attr, 0);
-  std::vector<std::string> Words = {
-      "/proc/self/exe", "__tune-worker", std::to_string(ChildIn),
-      std::to_string(ChildOut), std::to_string(std::max(1u, Compilers))};
-  std::vector<char *> Argv;
-  for (std::string &W : Words)
-    Argv.push_back(W.data());
-  Argv.push_back(nullptr);
   std::vector<std::string> Env = workerEnvironment(Gpu);
-  std::vector<char *> Envp;
-  for (std::string &E : Env)
-    Envp.push_back(E.data());
-  Envp.push_back(nullptr);
+  PipedChildOptions O;
+  O.OwnProcessGroup = true;
+  O.StdoutToStderr = true;
+  O.Environment = &Env;
+  auto C = spawnPiped({"/proc/self/exe", "__tune-worker", "@IN@", "@OUT@",
+                       std::to_string(std::max(1u, Compilers))},
+                      O);
+  if (!C)
+    return makeError("tune worker: ", C.error().message());
   std::unique_ptr<WorkerProcess> P(new WorkerProcess());
   P->Index = Index;
-  int Rc = ::posix_spawn(&P->Pid, Argv[0], &Actions, &Attr, Argv.data(),
-                         Envp.data());
-  posix_spawn_file_actions_destroy(&Actions);
-  posix_spawnattr_destroy(&Attr);
-  ::close(In[0]);
-  ::close(Out[1]);
-  P->ToWorker = In[1];
-  P->FromWorker = Out[0];
-  if (Rc != 0) {
-    P->Pid = -1;
-    return makeError("tune worker: cannot start this executable: ",
-                     std::strerror(Rc));
-  }
+  P->Pid = C->Pid;
+  P->ToWorker = C->ToChild;
+  P->FromWorker = C->FromChild;
   return P;
 }
 

@@ -4,6 +4,8 @@
 // that loops forever costs its budget and no more.
 #include "replay/ServerClient.h"
 
+#include "support/Process.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -11,11 +13,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
 
 namespace r3 {
 
@@ -100,46 +100,19 @@ void ServerClient::stop() {
 }
 
 Error ServerClient::start() {
-  int In[2], Out[2];
-  if (::pipe2(In, O_CLOEXEC) != 0)
-    return errnoError("replay server: pipe");
-  if (::pipe2(Out, O_CLOEXEC) != 0) {
-    ::close(In[0]);
-    ::close(In[1]);
-    return errnoError("replay server: pipe");
-  }
-  // The child's ends, renumbered above every descriptor involved so that the
-  // two dup2 actions cannot overwrite each other; dup2 clears close-on-exec.
-  int ChildIn = std::max({In[0], In[1], Out[0], Out[1]}) + 1;
-  int ChildOut = ChildIn + 1;
-  posix_spawn_file_actions_t Actions;
-  posix_spawn_file_actions_init(&Actions);
-  posix_spawn_file_actions_adddup2(&Actions, In[0], ChildIn);
-  posix_spawn_file_actions_adddup2(&Actions, Out[1], ChildOut);
-  // What a candidate prints must not mix with r3's own output.
-  posix_spawn_file_actions_adddup2(&Actions, STDERR_FILENO, STDOUT_FILENO);
   std::vector<std::string> Words = Options.Command;
   if (Words.empty())
     Words = {"/proc/self/exe", "__replay-server"};
-  Words.push_back(std::to_string(ChildIn));
-  Words.push_back(std::to_string(ChildOut));
-  std::vector<char *> Argv;
-  for (std::string &W : Words)
-    Argv.push_back(W.data());
-  Argv.push_back(nullptr);
-  int Rc =
-      ::posix_spawn(&Pid, Argv[0], &Actions, nullptr, Argv.data(), environ);
-  posix_spawn_file_actions_destroy(&Actions);
-  ::close(In[0]);
-  ::close(Out[1]);
-  ToServer = In[1];
-  FromServer = Out[0];
-  if (Rc != 0) {
-    Pid = -1;
-    stop();
-    return makeError("replay server: cannot start ", Words[0], ": ",
-                     std::strerror(Rc));
-  }
+  Words.push_back("@IN@");
+  Words.push_back("@OUT@");
+  PipedChildOptions O;
+  O.StdoutToStderr = true; // what a candidate prints must not mix with r3's
+  auto C = spawnPiped(Words, O);
+  if (!C)
+    return makeError("replay server: ", C.error().message());
+  Pid = C->Pid;
+  ToServer = C->ToChild;
+  FromServer = C->FromChild;
   ++Starts;
   OpenMsg Open{Options.CapturePath, Options.ScratchDir,
                Options.AddressSpaceBytes,

@@ -1,6 +1,7 @@
 // Child processes and temporary files (see Process.h).
 #include "support/Process.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -105,4 +106,65 @@ TempFile::~TempFile() {
     ::unlink(Path.c_str());
 }
 
+Expected<PipedChild> spawnPiped(std::vector<std::string> Argv,
+                                const PipedChildOptions &O) {
+  int In[2], Out[2];
+  if (::pipe2(In, O_CLOEXEC) != 0)
+    return errnoError("pipe");
+  if (::pipe2(Out, O_CLOEXEC) != 0) {
+    ::close(In[0]);
+    ::close(In[1]);
+    return errnoError("pipe");
+  }
+  // The child's ends, renumbered above every descriptor involved so that
+  // the two dup2 actions cannot overwrite each other; dup2 clears
+  // close-on-exec.
+  int ChildIn = std::max({In[0], In[1], Out[0], Out[1]}) + 1;
+  int ChildOut = ChildIn + 1;
+  for (std::string &W : Argv)
+    if (W == "@IN@" || W == "@OUT@")
+      W = std::to_string(W == "@IN@" ? ChildIn : ChildOut);
+  posix_spawn_file_actions_t A;
+  posix_spawn_file_actions_init(&A);
+  posix_spawn_file_actions_adddup2(&A, In[0], ChildIn);
+  posix_spawn_file_actions_adddup2(&A, Out[1], ChildOut);
+  if (O.StdoutToStderr)
+    posix_spawn_file_actions_adddup2(&A, STDERR_FILENO, STDOUT_FILENO);
+  posix_spawnattr_t Attr;
+  posix_spawnattr_init(&Attr);
+  if (O.OwnProcessGroup) {
+    posix_spawnattr_setflags(&Attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&Attr, 0);
+  }
+  std::vector<char *> Args, Env;
+  for (std::string &W : Argv)
+    Args.push_back(W.data());
+  Args.push_back(nullptr);
+  std::vector<std::string> EnvCopy;
+  if (O.Environment) {
+    EnvCopy = *O.Environment;
+    for (std::string &E : EnvCopy)
+      Env.push_back(E.data());
+    Env.push_back(nullptr);
+  }
+  PipedChild C;
+  pid_t Pid = -1;
+  int Rc = ::posix_spawn(&Pid, Args[0], &A, &Attr, Args.data(),
+                         O.Environment ? Env.data() : environ);
+  posix_spawn_file_actions_destroy(&A);
+  posix_spawnattr_destroy(&Attr);
+  ::close(In[0]);
+  ::close(Out[1]);
+  if (Rc != 0) {
+    ::close(In[1]);
+    ::close(Out[0]);
+    return makeError("cannot start ", Argv[0], ": ", std::strerror(Rc));
+  }
+  C.Pid = Pid;
+  C.ToChild = In[1];
+  C.FromChild = Out[0];
+  return C;
+}
+
 } // namespace r3
+

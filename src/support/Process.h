@@ -29,6 +29,26 @@ Expected<ChildResult> runCapturing(const std::vector<std::string> &Argv);
 /// "exit status 1", "killed by signal 9".
 std::string describeStatus(int Status);
 
+/// A child spoken to over a pipe pair: r3's own helper processes (replay
+/// servers, campaign workers, compile servers), each `/proc/self/exe` with
+/// a hidden command.
+struct PipedChild {
+  int Pid = -1;
+  int ToChild = -1, FromChild = -1; ///< this side's ends (close-on-exec)
+};
+
+struct PipedChildOptions {
+  bool OwnProcessGroup = false; ///< a terminal's ^C does not reach it
+  bool StdoutToStderr = false;  ///< what it prints does not mix with r3's
+  const std::vector<std::string> *Environment = nullptr; ///< none: ours
+};
+
+/// Spawns Argv with the child's ends of two pipes; the words "@IN@" and
+/// "@OUT@" in Argv become the numbers of its descriptors for reading and
+/// writing. The error says what could not be started.
+Expected<PipedChild> spawnPiped(std::vector<std::string> Argv,
+                                const PipedChildOptions &O = {});
+
 /// Output without surrounding white space, with a note when it was cut.
 std::string trimmedDiagnostics(const std::string &Output);
 

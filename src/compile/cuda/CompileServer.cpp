@@ -5,17 +5,14 @@
 #include "compile/cuda/CompileServer.h"
 
 #include "support/Frame.h"
+#include "support/Process.h"
 
 #include <algorithm>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 namespace r3 {
 
@@ -156,38 +153,12 @@ void CompileServer::stop() {
 }
 
 Error CompileServer::start() {
-  int In[2], Out[2];
-  if (::pipe2(In, O_CLOEXEC) != 0)
-    return errnoError("compile server: pipe");
-  if (::pipe2(Out, O_CLOEXEC) != 0) {
-    ::close(In[0]);
-    ::close(In[1]);
-    return errnoError("compile server: pipe");
-  }
-  int ChildIn = std::max({In[0], In[1], Out[0], Out[1]}) + 1;
-  int ChildOut = ChildIn + 1;
-  posix_spawn_file_actions_t A;
-  posix_spawn_file_actions_init(&A);
-  posix_spawn_file_actions_adddup2(&A, In[0], ChildIn);
-  posix_spawn_file_actions_adddup2(&A, Out[1], ChildOut);
-  std::vector<std::string> Words = {"/proc/self/exe", "__compile-server",
-                                    std::to_string(ChildIn),
-                                    std::to_string(ChildOut)};
-  std::vector<char *> Argv;
-  for (std::string &W : Words)
-    Argv.push_back(W.data());
-  Argv.push_back(nullptr);
-  int Rc = ::posix_spawn(&Pid, Argv[0], &A, nullptr, Argv.data(), environ);
-  posix_spawn_file_actions_destroy(&A);
-  ::close(In[0]);
-  ::close(Out[1]);
-  ToServer = In[1];
-  FromServer = Out[0];
-  if (Rc != 0) {
-    Pid = -1;
-    stop();
-    return makeError("compile server: cannot start: ", std::strerror(Rc));
-  }
+  auto C = spawnPiped({"/proc/self/exe", "__compile-server", "@IN@", "@OUT@"});
+  if (!C)
+    return makeError("compile server: ", C.error().message());
+  Pid = C->Pid;
+  ToServer = C->ToChild;
+  FromServer = C->FromChild;
   return Error::success();
 }
 
