@@ -186,6 +186,10 @@ void Worker::runnerLoop() {
     Out.Result.CompileMs += C.CompileMs;
     if (C.Spills && !Out.Result.Spills)
       Out.Result.Spills = C.Spills;
+    if (C.CodegenOpt >= 0) {
+      Out.Result.Pipeline = C.Pipeline;
+      Out.Result.CodegenOpt = C.CodegenOpt;
+    }
     Out.EvalMs = C.CompileMs + msSince(T0);
     Out.Finished = nowSeconds();
     send(encodeResult(Out));

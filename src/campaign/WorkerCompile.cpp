@@ -197,7 +197,8 @@ Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &J,
   CudaCompiled C;
   R3_TRY(moveInto(Server->compile(O), C));
   Ms = C.Report.CompileMs;
-  return CudaDone{std::move(C.Cubin), C.Report.ParamNames, C.Report.Spills};
+  return CudaDone{std::move(C.Cubin), C.Report.ParamNames, C.Report.Spills,
+                  C.Report.Pipeline, O.CodegenOpt};
 }
 #else
 Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &,
@@ -259,6 +260,8 @@ JobCompiled JobCompiler::compile(WorkerJob &J) {
   J.Work.ParamNames = It->second.ParamNames;
   if (It->second.Spills >= 0)
     Out.Spills = It->second.Spills;
+  Out.Pipeline = It->second.Pipeline;
+  Out.CodegenOpt = It->second.CodegenOpt;
   Out.CompileMs = msSince(T0);
   return Out;
 }

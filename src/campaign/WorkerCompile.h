@@ -30,6 +30,11 @@ struct JobCompiled {
   std::optional<CandidateResult> Failed; ///< a compile error, as the result
   double CompileMs = 0;
   std::optional<int64_t> Spills; ///< cuda: from the compile report
+  /// cuda: the pipeline that ran (the default resolved; empty for the
+  /// nvrtc and nvcc toolchains) and the codegen level; -1: nothing compiled.
+  /// The replay server gets a cubin, so the result takes these from here.
+  std::string Pipeline;
+  int CodegenOpt = -1;
 };
 
 class JobCompiler {
@@ -47,6 +52,8 @@ private:
     std::vector<uint8_t> Cubin;
     std::vector<std::string> ParamNames;
     int64_t Spills = -1;
+    std::string Pipeline;
+    int CodegenOpt = -1;
   };
   Expected<std::vector<uint8_t>> hostBitcode(const WorkerJob &J);
   Expected<CudaDone> cudaCubin(const WorkerJob &J, double &Ms);

@@ -71,6 +71,34 @@ void countEvaluation(KernelSummary &K, const EvaluatedCandidate &E) {
     K.Failures[I] += R.Failure == ReportedFailures[I];
 }
 
+/// With baselines measured on several devices (the ranks of an MPI job,
+/// GPUs of different kinds), the best is the candidate with the largest
+/// speedup over the baseline of the device that ran it, and that is the
+/// baseline its speedup is taken against: a ratio taken side by side.
+void bestPerDevice(KernelSummary &K,
+                   const std::vector<const EvaluatedCandidate *> &Mine,
+                   const std::vector<BaselineRow> &Rows) {
+  std::map<std::string, std::vector<BaselineRow>> ByDevice;
+  for (const BaselineRow &B : Rows)
+    ByDevice[B.Device].push_back(B);
+  if (ByDevice.size() < 2)
+    return;
+  double BestRatio = 0;
+  for (const EvaluatedCandidate *E : Mine) {
+    const EvaluationRow &R = E->Evaluation;
+    auto It = ByDevice.find(R.Device);
+    if (!R.Result.Verified || !(R.MedianMs > 0) || It == ByDevice.end())
+      continue;
+    std::optional<Estimate> Base = baselineFromRows(It->second);
+    double Ratio = Base->Value / R.MedianMs;
+    if (Ratio > BestRatio) {
+      BestRatio = Ratio;
+      K.Best = *E;
+      K.Baseline = Base;
+    }
+  }
+}
+
 Error findBestVariant(History &H, KernelSummary &K) {
   if (!K.Best)
     return Error::success();
@@ -120,6 +148,7 @@ summarizeKernels(History &H,
         Rows.push_back(B);
     K.Baseline =
         Rows.empty() ? baselineFromEvaluations(Mine) : baselineFromRows(Rows);
+    bestPerDevice(K, Mine, Rows);
     R3_TRY(findBestVariant(H, K));
   }
   return Out;
@@ -185,6 +214,7 @@ json bestJson(const KernelSummary &K) {
       {"settings", parsedColumn(C.SettingsJson)},
       {"pipeline", R.Pipeline},
       {"codegen_opt", R.CodegenOpt},
+      {"device", K.Best->Evaluation.Device},
       {"variant", K.BestVariant ? variantJson(*K.BestVariant) : json(nullptr)}};
 }
 
@@ -620,6 +650,8 @@ void appendBest(std::string &Out, const json &B) {
   appendf(Out, "  %-13s %s, codegen opt %d\n",
           "ran:", Pipeline.empty() ? "-" : Pipeline.c_str(),
           B["codegen_opt"].get<int>());
+  if (std::string Device = B.value("device", ""); !Device.empty())
+    appendf(Out, "  %-13s %s\n", "device:", Device.c_str());
   const json &V = B["variant"];
   if (V.is_null())
     return;

@@ -41,10 +41,13 @@ struct KernelSummary {
   /// Counts per kind, indexed like ReportedFailures.
   std::array<uint64_t, ReportedFailures.size()> Failures{};
   /// The median of the baselines rows (their CI bounds: the medians of the
-  /// rows' bounds), else of the verified "baseline"-level evaluations.
+  /// rows' bounds), else of the verified "baseline"-level evaluations. With
+  /// baselines from several devices: those of the best's device.
   std::optional<Estimate> Baseline;
   /// The verified evaluation with the lowest median (ties: the first
-  /// committed); evaluations without timed runs never count.
+  /// committed); evaluations without timed runs never count. With
+  /// baselines from several devices: the one with the largest speedup over
+  /// its own device's baseline.
   std::optional<EvaluatedCandidate> Best;
   std::optional<VariantRow> BestVariant;
 

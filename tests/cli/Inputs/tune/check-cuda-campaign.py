@@ -9,6 +9,8 @@ Prints one line per check and "ok" at the end; exits 1 on the first failure:
   - the recorded cubin's inner loop tried launch-level points, and some
     verified;
   - the kernel's source as written is a labelled variant ('initial');
+  - every verified compiled candidate's evaluation records the codegen
+    level it was compiled at, and with the llvm toolchain its pipeline;
   - the best verified candidate runs 128 threads a block (the fake device's
     fastest launch) and is faster than the baseline;
   - every evaluation names the GPU its worker was given (--gpus), and each
@@ -53,6 +55,21 @@ def main():
     if not q("SELECT id FROM variants WHERE operator = 'initial'"):
         fail("no 'initial' variant (the source as written)")
     print("initial variant: present")
+    compiled = q("SELECT c.settings_json, e.pipeline, e.codegen_opt FROM "
+                 "evaluations e JOIN candidates c ON c.id = e.candidate_id "
+                 "JOIN variants v ON v.id = c.variant_id "
+                 "WHERE e.verified = 1 AND v.genome_key != 'recorded'")
+    if not compiled:
+        fail("no verified compiled candidate")
+    for settings, pipeline, opt in compiled:
+        s = json.loads(settings)
+        llvm = s.get("toolchain") in ("", "llvm", None)
+        want = (s.get("pipeline") or "default<O3>") if llvm else ""
+        level = s.get("codegen_opt", -1)
+        if opt != (3 if level == -1 else level) or pipeline != want:
+            fail("%s ran %r at codegen opt %d" % (settings, pipeline, opt))
+    print("compiled: %d record their pipeline and codegen level"
+          % len(compiled))
     best = q("SELECT c.settings_json, e.median_ms FROM evaluations e JOIN "
              "candidates c ON c.id = e.candidate_id WHERE e.verified = 1 "
              "AND e.median_ms IS NOT NULL ORDER BY e.median_ms LIMIT 1")[0]
