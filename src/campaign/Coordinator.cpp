@@ -401,23 +401,35 @@ bool Coordinator::budgetLeft() const { return Issued < C.Budget.Evaluations; }
 Expected<std::optional<InFlight>> Coordinator::innerJob(KernelState &K) {
   for (VariantState &V : K.Variants) {
     while (V.SourceDone && !V.Dead && !V.Exhausted && V.Issued < V.Budget) {
-      std::vector<search::Point> Ps = V.Inner->propose(1);
-      if (Ps.empty()) {
+      if (V.Proposed.empty()) {
+        // One batch for this round's share of the idle slots (kernels take
+        // turns), never beyond the variant's budget.
+        unsigned Share = (RoundLeft + Kernels.size() - 1) / Kernels.size();
+        uint64_t Room = std::min<uint64_t>(V.Budget - V.Issued,
+                                           C.Budget.Evaluations - Issued);
+        for (search::Point &P :
+             V.Inner->propose(static_cast<unsigned>(
+                 std::clamp<uint64_t>(Share, 1, std::max<uint64_t>(1, Room)))))
+          V.Proposed.push_back(std::move(P));
+      }
+      if (V.Proposed.empty()) {
         V.Exhausted = true;
         if (V.Done >= V.Issued)
           reportVariant(K, V);
         break;
       }
+      search::Point P = std::move(V.Proposed.front());
+      V.Proposed.pop_front();
       std::optional<InFlight> F;
       R3_TRY(
           moveInto(candidateJob(K, V, "compiler", std::string(V.Inner->name()),
-                                V.SourceCandidate, Ps.front()),
+                                V.SourceCandidate, P),
                    F));
       if (F)
         return F;
       // The same settings were evaluated already (a changed campaign file):
       // the strategy must not propose them again.
-      V.Inner->observe(Ps.front(), std::nullopt);
+      V.Inner->observe(P, std::nullopt);
     }
   }
   return std::optional<InFlight>();
@@ -579,6 +591,16 @@ Expected<std::optional<InFlight>> Coordinator::requeued() {
   return std::optional<InFlight>(std::move(F));
 }
 
+void Coordinator::beginRound(unsigned Idle) {
+  RoundLeft = std::max(1u, Idle);
+  for (KernelState &K : Kernels)
+    for (VariantState &V : K.Variants) {
+      for (const search::Point &P : V.Proposed)
+        V.Inner->forget(P);
+      V.Proposed.clear();
+    }
+}
+
 Expected<std::optional<InFlight>> Coordinator::next(unsigned W) {
   std::optional<InFlight> F;
   // Each worker measures the baseline when it starts and again every
@@ -617,6 +639,7 @@ Expected<std::optional<InFlight>> Coordinator::next(unsigned W) {
     F->Job.Id = F->JobId;
     if (F->Candidate)
       R3_TRY(H.setCandidateState(*F->Candidate, CandidateState::Running, W));
+    RoundLeft = std::max(1u, RoundLeft - 1);
   }
   return F;
 }

@@ -41,6 +41,9 @@ struct VariantState {
   std::unique_ptr<search::Strategy> Inner;
   unsigned Budget = 0, Issued = 0, Done = 0;
   bool Exhausted = false; ///< its strategy has nothing more to propose
+  /// Points its strategy proposed in one batch for the idle slots of this
+  /// dispatch round, not yet made candidates (pending in the strategy).
+  std::deque<search::Point> Proposed;
   std::optional<int64_t> SourceCandidate; ///< default settings
   bool SourceDone = false, Dead = false, Reported = false;
   std::optional<double> BestMs;
@@ -109,6 +112,12 @@ public:
   /// the history already held results.
   Expected<bool> load();
 
+  /// Starts a dispatch round that will fill up to Idle job slots: inner
+  /// strategies propose their points in batches of that size (one model
+  /// fit a batch, the batch chosen together), and the previous round's
+  /// unused proposals are dropped, so that no proposal outlives the results
+  /// that arrived since.
+  void beginRound(unsigned Idle);
   /// The next job for worker W, or none when nothing can be dispatched now.
   Expected<std::optional<InFlight>> next(unsigned W);
   /// Applies a result (live: also written to the history).
@@ -192,6 +201,7 @@ private:
   std::map<unsigned, uint64_t> SinceBaseline; ///< per worker
   uint64_t Committed = 0, CommittedAtStart = 0, Issued = 0, NextJob = 1;
   unsigned Workers = 1;
+  unsigned RoundLeft = 1; ///< slots this dispatch round may still fill
   size_t NextKernel = 0;
   std::vector<std::string> Notes;
   double Started = 0;

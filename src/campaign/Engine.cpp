@@ -111,6 +111,10 @@ size_t Loop::inFlight() const {
 
 Error Loop::fill(bool &Dispatched) {
   R3_TRY(Co.pumpLlm());
+  unsigned Idle = 0;
+  for (const WorkerSlot &S : Slots)
+    Idle += S.Alive && S.Jobs.size() < Depth ? Depth - S.Jobs.size() : 0;
+  Co.beginRound(O.BatchProposals ? Idle : 1);
   for (unsigned W = 0; W < Slots.size(); ++W) {
     WorkerSlot &S = Slots[W];
     while (S.Alive && S.Jobs.size() < Depth) {

@@ -28,6 +28,10 @@ struct TuneOptions {
   unsigned Workers = 0;      ///< 0: the campaign's, else the default
   double GraceSeconds = 30;  ///< how long a stop waits for in-flight work
   unsigned QueueDepth = 2;   ///< jobs queued per worker
+  /// Each dispatch round asks an inner strategy for as many points as
+  /// there are idle job slots, at once; false: one point each (the
+  /// comparison bench/Coordinator.cpp makes).
+  bool BatchProposals = true;
   /// A node-local folder for the live history, which is copied to the
   /// campaign's database path every BackupSeconds and at the end; empty:
   /// the history lives at the campaign's path.

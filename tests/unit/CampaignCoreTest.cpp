@@ -154,3 +154,21 @@ TEST_CASE("campaign core: failures are results, counted by kind") {
   CHECK(Kinds["crashed"] == 3);
   CHECK(Kinds["invalid_launch"] == 3);
 }
+
+TEST_CASE("campaign core: batches for idle slots cover the space, none lost") {
+  // 8 workers with 2 slots each ask for more points in their first round
+  // than the launch space holds, while baseline re-measures take some of
+  // the slots: proposals left over at the end of a round are given back to
+  // the strategy, so every point is still evaluated exactly once.
+  Setup S("batches");
+  auto Stats = std::make_shared<testing::FakeWorkerStats>();
+  TuneSummary R = run(S.campaign(40), {}, Stats, 8);
+  CHECK(R.Outcome == TuneOutcome::Complete); // the space is exhausted
+  auto H = S.history();
+  std::set<std::string> Points;
+  for (const EvaluatedCandidate &E : evaluations(*H))
+    if (E.Candidate.Level == "launch")
+      CHECK(Points.insert(E.Candidate.Point).second);
+  CHECK(Points.size() == 15);
+  CHECK(identities(*H).size() == 16); // and the recorded code's baseline
+}
