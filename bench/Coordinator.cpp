@@ -47,6 +47,17 @@ std::string campaignText(unsigned Evaluations, const std::string &Strategy) {
          "determinism_runs = 0\nbaseline_interval = 1000000\n";
 }
 
+const char *Usage =
+    "usage: r3-bench-coordinator [--evaluations N] [--workers 1,8,64]\n"
+    "                            [--strategy random|grid|tpe|bo] [--dir DIR]\n"
+    "\n"
+    "Commits per second of a campaign's coordinator whose workers answer at\n"
+    "once (in-process fakes): a launch-level CUDA campaign of 8192 points on a\n"
+    "synthetic capture, at each worker count, on a fresh history in a new\n"
+    "folder under DIR (default: the temporary directory), removed after.\n"
+    "With tpe or bo each count runs twice, proposals batched to the idle job\n"
+    "slots and one point a proposal, and the table gives their ratio.\n";
+
 int fail(const std::string &Why) {
   std::fprintf(stderr, "r3-bench-coordinator: %s\n", Why.c_str());
   return 1;
@@ -57,22 +68,52 @@ int main(int Argc, char **Argv) {
   unsigned Evaluations = 5000;
   std::vector<unsigned> Workers = {1, 8, 64};
   std::string Strategy = "random";
-  fs::path Dir = fs::temp_directory_path() /
-                 ("r3-bench-coordinator-" + std::to_string(::getpid()));
-  for (int I = 1; I + 1 < Argc; I += 2) {
-    if (!std::strcmp(Argv[I], "--evaluations"))
-      Evaluations = static_cast<unsigned>(std::atoi(Argv[I + 1]));
-    else if (!std::strcmp(Argv[I], "--strategy"))
-      Strategy = Argv[I + 1];
-    else if (!std::strcmp(Argv[I], "--dir"))
-      Dir = Argv[I + 1];
-    else if (!std::strcmp(Argv[I], "--workers")) {
+  fs::path Parent = fs::temp_directory_path();
+  auto Count = [](const std::string &Option, const std::string &Text,
+                  unsigned &Out) -> bool {
+    char *End = nullptr;
+    unsigned long V = std::strtoul(Text.c_str(), &End, 10);
+    if (Text.empty() || *End || V == 0 || V > 1000000) {
+      std::fprintf(stderr,
+                   "r3-bench-coordinator: %s wants a count from 1 to "
+                   "1000000, not '%s'\n",
+                   Option.c_str(), Text.c_str());
+      return false;
+    }
+    Out = static_cast<unsigned>(V);
+    return true;
+  };
+  for (int I = 1; I < Argc; I += 2) {
+    std::string Option = Argv[I];
+    if (Option == "--help" || Option == "-h") {
+      std::printf("%s", Usage);
+      return 0;
+    }
+    if (I + 1 >= Argc)
+      return fail(Option + " wants a value (see --help)");
+    std::string Value = Argv[I + 1];
+    if (Option == "--evaluations") {
+      if (!Count(Option, Value, Evaluations))
+        return 1;
+    } else if (Option == "--strategy") {
+      if (Value != "random" && Value != "grid" && Value != "tpe" &&
+          Value != "bo")
+        return fail("--strategy is one of random, grid, tpe, bo, not '" +
+                    Value + "'");
+      Strategy = Value;
+    } else if (Option == "--dir") {
+      Parent = Value;
+    } else if (Option == "--workers") {
       Workers.clear();
-      for (const std::string &W : split(Argv[I + 1], ','))
-        Workers.push_back(static_cast<unsigned>(std::atoi(W.c_str())));
+      for (const std::string &W : split(Value, ','))
+        if (!Count(Option, W, Workers.emplace_back()))
+          return 1;
     } else
-      return fail(std::string("unknown option ") + Argv[I]);
+      return fail("unknown option " + Option + " (see --help)");
   }
+  // A folder of the bench's own under Parent: it is removed between runs.
+  fs::path Dir =
+      Parent / ("r3-bench-coordinator-" + std::to_string(::getpid()));
   bool Models = Strategy == "tpe" || Strategy == "bo";
   std::printf("| workers | proposals | results | seconds | results/s |%s\n"
               "|---|---|---|---|---|%s\n",

@@ -92,6 +92,29 @@ TEST_CASE("adding a point equals refitting with the same hyperparameters",
   CHECK(Grown.size() == 4);
 }
 
+TEST_CASE("predictions in blocks equal single predictions", "[bo]") {
+  // 37 queries: two full blocks of 16 and a partial one, on 60 points.
+  std::vector<bo::Vector> X, Q;
+  bo::Vector Y;
+  for (int I = 0; I < 60; ++I) {
+    X.push_back({I / 60.0, (I * 7 % 60) / 60.0});
+    Y.push_back(f1(I / 60.0) + X.back()[1]);
+  }
+  for (int I = 0; I < 37; ++I)
+    Q.push_back({(I * 13 % 37) / 30.0, I / 40.0});
+  bo::Gp G;
+  CHECK(G.predictMany(Q).size() == 37); // the prior, before any fit
+  G.fit(X, Y);
+  std::vector<bo::Prediction> Many = G.predictMany(Q);
+  REQUIRE(Many.size() == Q.size());
+  for (size_t I = 0; I < Q.size(); ++I) {
+    bo::Prediction One = G.predict(Q[I]);
+    CHECK(std::abs(Many[I].Mean - One.Mean) < 1e-9);
+    CHECK(std::abs(Many[I].Variance - One.Variance) <
+          1e-9 * std::max(1.0, One.Variance));
+  }
+}
+
 TEST_CASE("expected improvement", "[bo]") {
   // No uncertainty: the plain gain; more uncertainty: more expected gain.
   CHECK(bo::expectedImprovement({1.0, 0.0}, 2.0) == 1.0);
@@ -161,4 +184,43 @@ TEST_CASE("BO proposes full batches of distinct points", "[bo]") {
   // neighbourhood, and the 11 left come out before it runs dry.
   CHECK(All.count(Point{{{1}, {4}}}));
   CHECK(St->propose(20).size() == 11);
+}
+
+TEST_CASE("BO beyond its model's size keeps the best points in view", "[bo]") {
+  // 700 observations, more than the models are fitted to: first the 40
+  // neighbours of the optimum (at (2, 2, 2, 2), not itself observed), then
+  // 660 points far from it. The models keep the fastest points beside the
+  // most recent, so the next proposals still close in on the optimum.
+  Space S({ordinalParam("a", 12), ordinalParam("b", 12), ordinalParam("c", 12),
+           ordinalParam("d", 12)});
+  Objective F = bowl({2, 2, 2, 2});
+  auto St = makeBayesOpt(S, StrategyOptions{3, 4});
+  auto Distance = [](const Point &P) {
+    unsigned D = 0;
+    for (const auto &V : P.Values)
+      D += V[0] > 2 ? V[0] - 2 : 2 - V[0];
+    return D;
+  };
+  unsigned Near = 0;
+  for (const Point &P : S.enumerate())
+    if (unsigned D = Distance(P); D >= 1 && D <= 2 && P.Values[0][0] < 7) {
+      St->observe(P, F(P));
+      ++Near;
+    }
+  REQUIRE(Near == 40);
+  Rng R(5);
+  std::set<Point> Far;
+  while (Far.size() < 660) {
+    Point P = S.random(R);
+    if (P.Values[0][0] >= 7 && Far.insert(P).second)
+      St->observe(P, F(P));
+  }
+  std::vector<Point> Ps = St->propose(3);
+  REQUIRE(Ps.size() == 3);
+  unsigned Close = 0;
+  for (const Point &P : Ps)
+    Close += Distance(P) <= 3;
+  UNSCOPED_INFO("proposals within distance 3 of the optimum: " << Close);
+  CHECK(Close >= 2);
+  CHECK(std::count(Ps.begin(), Ps.end(), Point{{{2}, {2}, {2}, {2}}}) == 1);
 }

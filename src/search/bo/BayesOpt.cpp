@@ -31,6 +31,10 @@
 // - Noise. Timings are noisy; the GP's noise variance is a hyperparameter
 //   chosen by marginal likelihood, so repeated near-equal times do not
 //   collapse the model.
+// - Scale. An exact GP costs the cube of its points at every proposal, so
+//   beyond 512 observations the models see the 128 fastest points and the
+//   most recent others (modelEntries): a campaign's long inner loop keeps
+//   proposing in milliseconds, not seconds, while its GPUs wait.
 #include "search/Strategy.h"
 #include "search/bo/Gp.h"
 
@@ -133,20 +137,59 @@ private:
     return Out;
   }
 
-  /// Fits the time model and the failure model to what was observed. Failed
-  /// points also enter the time model, at the worst time seen: without them
-  /// the model is most uncertain, so most attractive, exactly where points
-  /// fail.
+  /// The observations the models are fitted to: all of them up to
+  /// MaxModelPoints; beyond, the BestKept fastest and the most recent
+  /// others. An exact GP costs the cube of its points at every proposal,
+  /// which at a few thousand observations (a long campaign's one inner
+  /// loop) would keep the coordinator busy for seconds while GPUs wait;
+  /// the best points keep the good region modelled, the recent ones where
+  /// the search is now.
+  std::vector<const Observations::Entry *> modelEntries() const {
+    const auto &All = Obs.entries();
+    std::vector<const Observations::Entry *> Out;
+    if (All.size() <= MaxModelPoints) {
+      for (const auto &E : All)
+        Out.push_back(&E);
+      return Out;
+    }
+    std::vector<size_t> Ok;
+    for (size_t I = 0; I < All.size(); ++I)
+      if (All[I].Value && *All[I].Value > 0)
+        Ok.push_back(I);
+    size_t Best = std::min<size_t>(BestKept, Ok.size());
+    std::partial_sort(Ok.begin(), Ok.begin() + Best, Ok.end(),
+                      [&](size_t A, size_t B) {
+                        return *All[A].Value < *All[B].Value;
+                      });
+    std::vector<bool> Taken(All.size(), false);
+    for (size_t I = 0; I < Best; ++I)
+      Taken[Ok[I]] = true;
+    size_t Left = MaxModelPoints - Best;
+    for (size_t I = All.size(); I-- > 0 && Left > 0;)
+      if (!Taken[I]) {
+        Taken[I] = true;
+        --Left;
+      }
+    for (size_t I = 0; I < All.size(); ++I)
+      if (Taken[I])
+        Out.push_back(&All[I]);
+    return Out;
+  }
+
+  /// Fits the time model and the failure model to what was observed (see
+  /// modelEntries). Failed points also enter the time model, at the worst
+  /// time seen: without them the model is most uncertain, so most
+  /// attractive, exactly where points fail.
   void fitModels() {
     std::vector<Vector> X, XFailed;
     Vector Y, Fail;
     std::vector<Vector> XAll;
-    for (const auto &E : Obs.entries()) {
-      Vector V = Enc.encode(E.P);
-      bool Ok = E.Value && *E.Value > 0;
+    for (const Observations::Entry *E : modelEntries()) {
+      Vector V = Enc.encode(E->P);
+      bool Ok = E->Value && *E->Value > 0;
       if (Ok) {
         X.push_back(V);
-        Y.push_back(std::log(*E.Value));
+        Y.push_back(std::log(*E->Value));
       } else {
         XFailed.push_back(V);
       }
@@ -159,13 +202,14 @@ private:
       X.push_back(std::move(V));
       Y.push_back(WorstLog);
     }
-    // The hyperparameter grid is searched again when the data grew by a
-    // fifth since the last search; in between they are kept (cheaper, and
-    // the fit barely moves).
-    if (!Hyper || X.size() >= HyperAt * 6 / 5 + 1) {
+    // The hyperparameter grid is searched again when the observations grew
+    // by a fifth since the last search; in between they are kept (cheaper,
+    // and the fit barely moves).
+    size_t Seen = Obs.entries().size();
+    if (!Hyper || Seen >= HyperAt * 6 / 5 + 1) {
       TimeModel.fit(X, Y);
       Hyper = TimeModel.hyper();
-      HyperAt = X.size();
+      HyperAt = Seen;
     } else {
       TimeModel.fit(X, Y, &*Hyper);
     }
@@ -174,14 +218,28 @@ private:
       FailModel.fit(XAll, Fail);
   }
 
-  /// The acquisition value of P (higher is better) under the current
-  /// choice of function; see Choice.
-  double acquisition(const Point &P) const {
-    Vector X = Enc.encode(P);
-    bo::Prediction Pr = TimeModel.predict(X);
-    double POk = 1;
+  /// The acquisition values of Ps (higher is better) under the current
+  /// choice of function (see Choice), predicted together: one pass over
+  /// the models' factors serves a block of points.
+  std::vector<double> acquisitions(const std::vector<Point> &Ps) const {
+    std::vector<Vector> Xs;
+    Xs.reserve(Ps.size());
+    for (const Point &P : Ps)
+      Xs.push_back(Enc.encode(P));
+    std::vector<bo::Prediction> Pr = TimeModel.predictMany(Xs);
+    std::vector<bo::Prediction> Fail;
     if (HasFailures)
-      POk = 1 - std::clamp(FailModel.predict(X).Mean, 0.0, 0.98);
+      Fail = FailModel.predictMany(Xs);
+    std::vector<double> Out(Ps.size());
+    for (size_t I = 0; I < Ps.size(); ++I)
+      Out[I] = acquisition(
+          Pr[I], HasFailures ? 1 - std::clamp(Fail[I].Mean, 0.0, 0.98) : 1);
+    return Out;
+  }
+
+  /// The acquisition value of a prediction whose point succeeds with
+  /// probability POk.
+  double acquisition(const bo::Prediction &Pr, double POk) const {
     double Sd = std::sqrt(std::max(Pr.Variance, 0.0));
     switch (Choice % 3) {
     case 0:
@@ -247,9 +305,10 @@ private:
     std::vector<Point> Pool = pool(Chosen);
     if (Pool.empty())
       return std::nullopt;
+    std::vector<double> A = acquisitions(Pool);
     std::vector<std::pair<double, size_t>> Scored;
     for (size_t I = 0; I < Pool.size(); ++I)
-      Scored.emplace_back(acquisition(Pool[I]), I);
+      Scored.emplace_back(A[I], I);
     std::sort(Scored.rbegin(), Scored.rend());
     if (S.enumerable(SmallSpace))
       return Pool[Scored[0].second];
@@ -263,15 +322,16 @@ private:
              std::pair<double, Point> &Best) {
     for (unsigned Step = 0; Step < 4; ++Step) {
       bool Moved = false;
-      for (const Point &Q : S.neighbours(At.second)) {
-        if (Obs.seen(Q) || Chosen.count(Q))
-          continue;
-        double A = acquisition(Q);
-        if (A > At.first) {
-          At = {A, Q};
+      std::vector<Point> Next;
+      for (Point &Q : S.neighbours(At.second))
+        if (!Obs.seen(Q) && !Chosen.count(Q))
+          Next.push_back(std::move(Q));
+      std::vector<double> A = acquisitions(Next);
+      for (size_t I = 0; I < Next.size(); ++I)
+        if (A[I] > At.first) {
+          At = {A[I], Next[I]};
           Moved = true;
         }
-      }
       if (At.first > Best.first)
         Best = At;
       if (!Moved)
@@ -303,6 +363,7 @@ private:
   }
 
   static constexpr double SmallSpace = 1000;
+  static constexpr size_t MaxModelPoints = 512, BestKept = 128;
   static constexpr unsigned PoolSize = 600;
   const Space &S;
   Rng R;

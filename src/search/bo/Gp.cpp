@@ -26,14 +26,27 @@ double squaredDistance(const Vector &A, const Vector &B) {
   return S;
 }
 
+/// The dot product of N doubles, in four independent sums: the compiler
+/// may not reorder one sum, and this loop is where predictions spend their
+/// time (a triangular solve per query).
+double dot(const double *A, const double *B, size_t N) {
+  double S0 = 0, S1 = 0, S2 = 0, S3 = 0;
+  size_t K = 0;
+  for (; K + 4 <= N; K += 4) {
+    S0 += A[K] * B[K];
+    S1 += A[K + 1] * B[K + 1];
+    S2 += A[K + 2] * B[K + 2];
+    S3 += A[K + 3] * B[K + 3];
+  }
+  for (; K < N; ++K)
+    S0 += A[K] * B[K];
+  return (S0 + S1) + (S2 + S3);
+}
+
 /// Solves L v = b in place for lower-triangular L (rows of growing length).
 void forwardSolve(const std::vector<Vector> &L, Vector &B) {
-  for (size_t I = 0; I < L.size(); ++I) {
-    double S = B[I];
-    for (size_t K = 0; K < I; ++K)
-      S -= L[I][K] * B[K];
-    B[I] = S / L[I][I];
-  }
+  for (size_t I = 0; I < L.size(); ++I)
+    B[I] = (B[I] - dot(L[I].data(), B.data(), I)) / L[I][I];
 }
 
 /// Solves L^T v = b in place.
@@ -174,6 +187,58 @@ Prediction Gp::predict(const Vector &X) const {
     Var -= V * V;
   Var = std::max(Var, 1e-12);
   return {MeanY + ScaleY * Mean, ScaleY * ScaleY * Var};
+}
+
+std::vector<Prediction> Gp::predictMany(const std::vector<Vector> &Qs) const {
+  std::vector<Prediction> Out(Qs.size());
+  size_t N = Xs.size();
+  if (N == 0) {
+    for (Prediction &P : Out)
+      P = {MeanY, ScaleY * ScaleY * H.Signal};
+    return Out;
+  }
+  // V holds Block right-hand sides side by side (row I: k(x_I, q_B) for
+  // each B), solved together: the inner loop runs across the block, so it
+  // needs no reordering of a sum to vectorize, and each row of L is read
+  // once a block instead of once a point.
+  constexpr size_t Block = 16;
+  std::vector<double> V(N * Block);
+  for (size_t Q0 = 0; Q0 < Qs.size(); Q0 += Block) {
+    size_t Nb = std::min(Block, Qs.size() - Q0);
+    for (size_t I = 0; I < N; ++I)
+      for (size_t B = 0; B < Block; ++B)
+        V[I * Block + B] = B < Nb ? kernel(Qs[Q0 + B], Xs[I]) : 0;
+    double Mean[Block] = {}, Var[Block];
+    for (size_t I = 0; I < N; ++I)
+      for (size_t B = 0; B < Block; ++B)
+        Mean[B] += V[I * Block + B] * Alpha[I];
+    for (size_t I = 0; I < N; ++I) {
+      // The row's sums in a local array, which nothing else can alias, so
+      // they stay in registers across K.
+      double Acc[Block];
+      double *Row = &V[I * Block];
+      const double *Li = L[I].data();
+      for (size_t B = 0; B < Block; ++B)
+        Acc[B] = Row[B];
+      for (size_t K = 0; K < I; ++K) {
+        const double *Vk = &V[K * Block];
+        double Lik = Li[K];
+        for (size_t B = 0; B < Block; ++B)
+          Acc[B] -= Lik * Vk[B];
+      }
+      for (size_t B = 0; B < Block; ++B)
+        Row[B] = Acc[B] / Li[I];
+    }
+    for (size_t B = 0; B < Block; ++B)
+      Var[B] = H.Signal;
+    for (size_t I = 0; I < N; ++I)
+      for (size_t B = 0; B < Block; ++B)
+        Var[B] -= V[I * Block + B] * V[I * Block + B];
+    for (size_t B = 0; B < Nb; ++B)
+      Out[Q0 + B] = {MeanY + ScaleY * Mean[B],
+                     ScaleY * ScaleY * std::max(Var[B], 1e-12)};
+  }
+  return Out;
 }
 
 double expectedImprovement(const Prediction &P, double Best, double Xi) {

@@ -2,7 +2,8 @@
 // over feature vectors, a constant mean, Gaussian observation noise, and
 // hyperparameters (length scale, signal variance, noise) chosen by the log
 // marginal likelihood over a small grid. The spaces r3 searches are discrete
-// and observations few (tens to a few hundred), so an exact GP with a
+// and observations few (tens to a few hundred; BayesOpt fits at most 512),
+// so an exact GP with a
 // Cholesky factorisation is cheap and a grid over three hyperparameters is
 // more robust than gradient ascent on a likelihood with many local optima.
 #pragma once
@@ -31,6 +32,9 @@ public:
   void fit(std::vector<Vector> X, Vector Y, const GpHyper *Fixed = nullptr);
   /// The posterior at X (the prior when nothing was fitted).
   Prediction predict(const Vector &X) const;
+  /// The posteriors at each of Xs, as predict gives them (to rounding),
+  /// computed a block at a time so that the factor is read once a block.
+  std::vector<Prediction> predictMany(const std::vector<Vector> &Xs) const;
   /// Adds one observation keeping the hyperparameters (kriging believer:
   /// a pending point enters with its predicted mean).
   void add(const Vector &X, double Y);
