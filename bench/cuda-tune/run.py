@@ -11,10 +11,15 @@
      running it (median of --rebuilds, default 3), which is what a user
      without r3 pays for each
      candidate, and the ratio; and the whole campaign's wall time beside
-     --evaluations rebuild-and-runs.
+     --evaluations rebuild-and-runs;
+  3. with --transports pipes,mpi, the same campaign again with its worker
+     on an MPI rank (mpirun -n 2: rank 0 coordinates, rank 1 works) beside
+     the local worker over pipes: evaluations per second and the wall time
+     of each, so the MPI transport's cost shows on a real GPU.
 
   run.py --r3 R3 --recipes DIR --out OUTDIR [--budget SECONDS]
          [--evaluations N] [--only NAME,...] [--rebuilds N]
+         [--transports pipes[,mpi]] [--mpirun MPIRUN]
 
 Prints Markdown tables and writes them to OUTDIR/cuda-tune.txt, with each
 campaign's history (OUTDIR/NAME.db) for later reports."""
@@ -58,9 +63,10 @@ def rebuild_and_run(d, env, times):
     return statistics.median(walls)
 
 
-def tune(a, d, name, left):
+def tune(a, d, name, left, launcher=()):
     db = os.path.join(d, "history.db")
-    cmd = [a.r3, "tune", "campaign.toml", "--budget", str(a.evaluations)]
+    cmd = list(launcher) + [a.r3, "tune", "campaign.toml", "--budget",
+                            str(a.evaluations)]
     t = time.monotonic()
     p = subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
@@ -89,7 +95,27 @@ def level_costs(db):
     return {k: statistics.median(v) for k, v in by.items()}
 
 
-def bench(a, name, work, rows, costs, left):
+def transport_row(a, d, name, pipes, left):
+    """The campaign of d again, its worker on MPI rank 1: a table row of
+    both transports. pipes: (evaluations, wall) of the local-worker run."""
+    m = d + "-mpi"
+    shutil.copytree(d, m, ignore=shutil.ignore_patterns("history.db*"))
+    launcher = [a.mpirun, "-n", "2", "--oversubscribe", "--allow-run-as-root"]
+    db, wall, rc = tune(a, m, name + "-mpi", left, launcher)
+    con = sqlite3.connect(db)
+    n, = con.execute("SELECT count(*) FROM evaluations").fetchone()
+    dev, = con.execute("SELECT device FROM evaluations ORDER BY id DESC "
+                       "LIMIT 1").fetchone() or ("-",)
+    con.close()
+    pn, pw = pipes
+    per_p, per_m = pw / pn if pn else None, wall / n if n else None
+    ratio = (per_m / per_p - 1) * 100 if per_p and per_m else None
+    return (f"| {name} | {pn} / {fmt(pw, 1)} s / {fmt(pn / pw, 2)} | "
+            f"{n} / {fmt(wall, 1)} s / {fmt(n / wall, 2)} | "
+            f"{'-' if ratio is None else f'{ratio:+.1f}%'} | {dev} | exit {rc} |")
+
+
+def bench(a, name, work, rows, costs, left, transports):
     d = os.path.join(work, "cuda-" + name)
     shutil.copytree(os.path.join(a.recipes, "cuda-" + name), d)
     env = dict(os.environ, NVCC=a.nvcc, R3=a.r3)
@@ -97,6 +123,8 @@ def bench(a, name, work, rows, costs, left):
     if p.returncode:
         raise RuntimeError("build.sh: " + (p.stderr or p.stdout)[-300:])
     full = rebuild_and_run(d, env, a.rebuilds)
+    if "mpi" in a.transports.split(","):
+        left /= 2  # the campaign runs twice
     db, wall, rc = tune(a, d, name, left)
     rep = json.loads(sh([a.r3, "report", db, "--format", "json"])[0].stdout)
     n = rep["evaluations"]
@@ -114,6 +142,8 @@ def bench(a, name, work, rows, costs, left):
     costs.append(f"| {name} | {fmt(full, 2)} | " + " | ".join(cells) +
                  f" | {fmt(wall, 0)} | {fmt(n * full, 0)} | "
                  f"{fmt(n * full / wall, 1)}x |")
+    if "mpi" in a.transports.split(","):
+        transports.append(transport_row(a, d, name, (n, wall), left))
 
 
 def main():
@@ -128,12 +158,16 @@ def main():
                     help="rebuild-and-runs timed per recipe (their median)")
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or
                     "/usr/local/cuda/bin/nvcc")
+    ap.add_argument("--transports", default="pipes",
+                    help="pipes, or pipes,mpi to run each campaign under "
+                    "mpirun too")
+    ap.add_argument("--mpirun", default=shutil.which("mpirun") or "mpirun")
     a = ap.parse_args()
     a.r3, a.recipes = os.path.abspath(a.r3), os.path.abspath(a.recipes)
     a.out = os.path.abspath(a.out)
     os.makedirs(a.out, exist_ok=True)
     names = [n for n in a.only.split(",") if n]
-    rows, costs = [], []
+    rows, costs, transports = [], [], []
     start = time.monotonic()
     work = tempfile.mkdtemp(prefix="r3-tune-bench-")
     for i, name in enumerate(names):
@@ -142,7 +176,7 @@ def main():
             rows.append(f"| {name} | skipped: budget spent |")
             continue
         try:
-            bench(a, name, work, rows, costs, left - 20)
+            bench(a, name, work, rows, costs, left - 20, transports)
         except Exception as e:  # one recipe's failure must not end the run
             rows.append(f"| {name} | error: {str(e)[:300]} |")
     out = [f"## Campaigns of {a.evaluations} evaluations on the recipes (baseline: the application's cubin)", "",
@@ -150,8 +184,12 @@ def main():
            "|---|---|---|---|---|---|---|---|---|---|"] + rows + ["",
            "## One evaluation by level (median s, ratio to rebuild + run) and the whole campaign", "",
            "| recipe | rebuild + run s | launch | compiler | source | campaign wall s | rebuild + run x evaluations s | ratio |",
-           "|---|---|---|---|---|---|---|---|"] + costs + ["",
-           f"total {time.monotonic() - start:.0f} s"]
+           "|---|---|---|---|---|---|---|---|"] + costs
+    if transports:
+        out += ["", "## The same campaign with its worker on an MPI rank", "",
+                "| recipe | pipes: evaluations / wall / per s | MPI: evaluations / wall / per s | MPI wall per evaluation vs pipes | MPI worker's device | mpirun |",
+                "|---|---|---|---|---|---|"] + transports
+    out += ["", f"total {time.monotonic() - start:.0f} s"]
     text = "\n".join(out)
     print(text)
     with open(os.path.join(a.out, "cuda-tune.txt"), "w") as f:

@@ -2,7 +2,9 @@
 """Coordinator throughput and scaling (not a test): a CUDA campaign on the
 scripted fake device, whose every evaluation takes a fixed service time
 (R3_REPLAY_FAKE_DELAY_MS, default 5 ms) and compiles nothing (the recorded
-cubin's launch level only), run
+cubin's launch level only), proposed by --strategy (default random, so that
+the transport and the history are measured, not the search: what Bayesian
+optimization's proposals cost is bench/Coordinator.cpp's measure), run
 
   - under MPI: mpirun -n R+1 r3 tune (rank 0 coordinates, R worker ranks),
   - over pipes: r3 tune --workers R (one coordinator, R local workers),
@@ -12,7 +14,7 @@ campaign's evaluations, from the first evaluation's start to the last one's
 end), and efficiency = rate(R) / (R x rate(1)) of each transport.
 
   run.py --r3 R3 --make-capture TOOL --out OUTDIR [--ranks 1,2,4,8]
-         [--evaluations 400] [--delay-ms 5]
+         [--evaluations 400] [--delay-ms 5] [--strategy random|bo|...]
 
 Oversubscribed on a small machine every rank, worker and server share the
 same cores, so the efficiency measures the machine as much as r3: read it
@@ -34,6 +36,8 @@ capture = "k.h5"
 grid_rule = "keep_threads"
 [budget]
 evaluations = {n}
+[compiler]
+strategy = "{strategy}"
 [launch]
 block_x = [{xs}]
 block_y = [{ys}]
@@ -60,7 +64,8 @@ def run(a, work, ranks, mode):
     toml = db[:-3] + ".toml"
     vals = ", ".join(str(v) for v in range(1, 33))
     with open(toml, "w") as f:
-        f.write(CAMPAIGN.format(db=db, n=a.evaluations, xs=vals, ys=vals))
+        f.write(CAMPAIGN.format(db=db, n=a.evaluations, xs=vals, ys=vals,
+                                strategy=a.strategy))
     env = dict(os.environ, R3_REPLAY_FAKE_DEVICE="ok",
                R3_REPLAY_FAKE_DELAY_MS=str(a.delay_ms),
                R3_CACHE_DIR=os.path.join(work, "cache"))
@@ -87,6 +92,8 @@ def main():
     ap.add_argument("--ranks", default="1,2,4,8")
     ap.add_argument("--evaluations", type=int, default=400)
     ap.add_argument("--delay-ms", type=int, default=5)
+    ap.add_argument("--strategy", default="random",
+                    choices=["random", "grid", "tpe", "bo"])
     a = ap.parse_args()
     a.r3 = os.path.abspath(a.r3)
     os.makedirs(a.out, exist_ok=True)
@@ -111,7 +118,8 @@ def main():
                          (rt, "%.2f" % eff if eff else "-", wall))
         rows.append("| %d | %s |" % (r, " | ".join(cells)))
     out = ["## Results committed per second, %d ms a candidate, %d evaluations, "
-           "%d cores" % (a.delay_ms, a.evaluations, os.cpu_count()), "",
+           "%s search, %d cores" % (a.delay_ms, a.evaluations, a.strategy,
+                                    os.cpu_count()), "",
            "| worker ranks | MPI (mpirun -n R+1) | pipes (--workers R) |",
            "|---|---|---|"] + rows
     text = "\n".join(out)

@@ -115,6 +115,53 @@ TEST_CASE("predictions in blocks equal single predictions", "[bo]") {
   }
 }
 
+TEST_CASE("tracked posteriors follow added points and new fits", "[bo]") {
+  std::vector<bo::Vector> X, Q;
+  bo::Vector Y;
+  for (int I = 0; I < 40; ++I) {
+    X.push_back({I / 40.0, (I * 11 % 40) / 40.0});
+    Y.push_back(f1(I / 40.0) - X.back()[1]);
+  }
+  for (int I = 0; I < 21; ++I)
+    Q.push_back({(I * 5 % 21) / 20.0, I / 25.0});
+  bo::Gp G;
+  G.fit(X, Y);
+  bo::Gp::Tracked T = G.track(Q);
+  REQUIRE(T.size() == Q.size());
+  auto Same = [&](const char *When) {
+    INFO(When);
+    for (size_t I = 0; I < Q.size(); ++I) {
+      bo::Prediction One = G.predict(Q[I]), Kept = G.at(T, I);
+      CHECK(std::abs(Kept.Mean - One.Mean) < 1e-8);
+      CHECK(std::abs(Kept.Variance - One.Variance) <
+            1e-8 * std::max(1.0, One.Variance));
+    }
+  };
+  Same("at the fit");
+  // Observations that are not believed means move the means too; a query
+  // point itself among them collapses its variance.
+  G.add({0.33, 0.71}, 2.5);
+  G.add(Q[4], -1.0);
+  G.add({0.9, 0.05}, 0.2);
+  G.refresh(T);
+  Same("after three added points");
+  CHECK(G.at(T, 4).Variance < 0.05 * G.predict({5.0, 5.0}).Variance);
+  G.refresh(T); // nothing new: unchanged
+  Same("after a refresh with nothing added");
+  // A new fit of as many points changes the factor whole: the tracked set
+  // starts again.
+  for (int I = 0; I < 3; ++I) {
+    X.push_back({0.2 * I, 0.5});
+    Y.push_back(1.0 + I);
+  }
+  for (double &V : Y)
+    V *= 2;
+  G.fit(X, Y);
+  REQUIRE(G.size() == 43);
+  G.refresh(T);
+  Same("after a new fit");
+}
+
 TEST_CASE("expected improvement", "[bo]") {
   // No uncertainty: the plain gain; more uncertainty: more expected gain.
   CHECK(bo::expectedImprovement({1.0, 0.0}, 2.0) == 1.0);

@@ -204,9 +204,11 @@ private:
     }
     // The hyperparameter grid is searched again when the observations grew
     // by a fifth since the last search; in between they are kept (cheaper,
-    // and the fit barely moves).
+    // and the fit barely moves). The failure model's grid is searched when
+    // the first failure appears and then with the time model's.
     size_t Seen = Obs.entries().size();
-    if (!Hyper || Seen >= HyperAt * 6 / 5 + 1) {
+    bool Search = !Hyper || Seen >= HyperAt * 6 / 5 + 1;
+    if (Search) {
       TimeModel.fit(X, Y);
       Hyper = TimeModel.hyper();
       HyperAt = Seen;
@@ -214,8 +216,14 @@ private:
       TimeModel.fit(X, Y, &*Hyper);
     }
     HasFailures = !XFailed.empty();
-    if (HasFailures)
+    if (!HasFailures)
+      return;
+    if (Search || !FailHyper) {
       FailModel.fit(XAll, Fail);
+      FailHyper = FailModel.hyper();
+    } else {
+      FailModel.fit(XAll, Fail, &*FailHyper);
+    }
   }
 
   /// The acquisition values of Ps (higher is better) under the current
@@ -227,13 +235,21 @@ private:
     for (const Point &P : Ps)
       Xs.push_back(Enc.encode(P));
     std::vector<bo::Prediction> Pr = TimeModel.predictMany(Xs);
-    std::vector<bo::Prediction> Fail;
-    if (HasFailures)
-      Fail = FailModel.predictMany(Xs);
+    std::vector<double> POk = successOdds(Xs);
     std::vector<double> Out(Ps.size());
     for (size_t I = 0; I < Ps.size(); ++I)
-      Out[I] = acquisition(
-          Pr[I], HasFailures ? 1 - std::clamp(Fail[I].Mean, 0.0, 0.98) : 1);
+      Out[I] = acquisition(Pr[I], POk[I]);
+    return Out;
+  }
+
+  /// The predicted probability that each of Xs does not fail.
+  std::vector<double> successOdds(const std::vector<Vector> &Xs) const {
+    std::vector<double> Out(Xs.size(), 1.0);
+    if (!HasFailures)
+      return Out;
+    std::vector<bo::Prediction> Fail = FailModel.predictMany(Xs);
+    for (size_t I = 0; I < Xs.size(); ++I)
+      Out[I] = 1 - std::clamp(Fail[I].Mean, 0.0, 0.98);
     return Out;
   }
 
@@ -255,11 +271,9 @@ private:
   }
 
   /// The candidates EI is maximised over (see the file comment).
-  std::vector<Point> pool(const std::set<Point> &Chosen) {
+  std::vector<Point> pool() {
     std::vector<Point> Out;
-    auto Usable = [&](const Point &P) {
-      return !Obs.seen(P) && !Chosen.count(P);
-    };
+    auto Usable = [&](const Point &P) { return !Obs.seen(P); };
     if (S.enumerable(SmallSpace)) {
       for (Point &P : S.enumerate())
         if (Usable(P))
@@ -299,22 +313,35 @@ private:
     return Out;
   }
 
+  /// The pool a batch of proposals is chosen from, with its posteriors
+  /// kept current as the batch's chosen points enter the model.
+  struct ScoredPool {
+    std::vector<Point> Points;
+    bo::Gp::Tracked Time;
+    std::vector<double> POk; ///< the failure model is not updated in a batch
+  };
+
   /// The best point of the pool, improved by a short hill climb over
   /// neighbours when the space is too large to score whole.
-  std::optional<Point> bestCandidate(const std::set<Point> &Chosen) {
-    std::vector<Point> Pool = pool(Chosen);
-    if (Pool.empty())
-      return std::nullopt;
-    std::vector<double> A = acquisitions(Pool);
+  std::optional<Point> bestCandidate(ScoredPool &Pool,
+                                     const std::set<Point> &Chosen) {
+    TimeModel.refresh(Pool.Time);
     std::vector<std::pair<double, size_t>> Scored;
-    for (size_t I = 0; I < Pool.size(); ++I)
-      Scored.emplace_back(A[I], I);
-    std::sort(Scored.rbegin(), Scored.rend());
+    for (size_t I = 0; I < Pool.Points.size(); ++I)
+      if (!Chosen.count(Pool.Points[I]))
+        Scored.emplace_back(
+            acquisition(TimeModel.at(Pool.Time, I), Pool.POk[I]), I);
+    if (Scored.empty())
+      return std::nullopt;
+    size_t Top = std::min<size_t>(3, Scored.size());
+    std::partial_sort(Scored.begin(), Scored.begin() + Top, Scored.end(),
+                      std::greater<>());
     if (S.enumerable(SmallSpace))
-      return Pool[Scored[0].second];
-    std::pair<double, Point> Best{Scored[0].first, Pool[Scored[0].second]};
-    for (size_t K = 0; K < Scored.size() && K < 3; ++K)
-      climb({Scored[K].first, Pool[Scored[K].second]}, Chosen, Best);
+      return Pool.Points[Scored[0].second];
+    std::pair<double, Point> Best{Scored[0].first,
+                                  Pool.Points[Scored[0].second]};
+    for (size_t K = 0; K < Top; ++K)
+      climb({Scored[K].first, Pool.Points[Scored[K].second]}, Chosen, Best);
     return Best.second;
   }
 
@@ -346,10 +373,21 @@ private:
       Vector X = Enc.encode(P);
       TimeModel.add(X, TimeModel.predict(X).Mean);
     }
+    // One pool for the batch: its solves against the model are kept and
+    // extended by each chosen point (Gp::Tracked), so the k-th proposal of
+    // a batch costs a pass over the pool, not a prediction of it anew.
+    ScoredPool Pool;
+    Pool.Points = pool();
+    std::vector<Vector> Xs;
+    Xs.reserve(Pool.Points.size());
+    for (const Point &P : Pool.Points)
+      Xs.push_back(Enc.encode(P));
+    Pool.POk = successOdds(Xs);
+    Pool.Time = TimeModel.track(std::move(Xs));
     std::vector<Point> Out;
     std::set<Point> Chosen;
     while (Out.size() < N) {
-      std::optional<Point> P = bestCandidate(Chosen);
+      std::optional<Point> P = bestCandidate(Pool, Chosen);
       if (!P)
         break;
       Vector X = Enc.encode(*P);
@@ -371,7 +409,7 @@ private:
   unsigned Initial;
   Observations Obs;
   bo::Gp TimeModel, FailModel;
-  std::optional<bo::GpHyper> Hyper;
+  std::optional<bo::GpHyper> Hyper, FailHyper;
   size_t HyperAt = 0;
   bool HasFailures = false;
   double BestLog = 0;

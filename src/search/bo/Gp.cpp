@@ -100,6 +100,7 @@ Vector Gp::column(size_t J) const {
 
 bool Gp::factor(const GpHyper &Hyp) {
   H = Hyp;
+  ++Generation;
   L.clear();
   for (size_t J = 0; J < Xs.size(); ++J)
     if (!extendCholesky(L, column(J)))
@@ -110,6 +111,7 @@ bool Gp::factor(const GpHyper &Hyp) {
 bool Gp::solve(bool WithLikelihood) {
   Alpha = Z;
   forwardSolve(L, Alpha);
+  Beta = Alpha;
   if (WithLikelihood) {
     double Fit = 0, LogDet = 0;
     for (size_t I = 0; I < L.size(); ++I) {
@@ -137,6 +139,8 @@ void Gp::fit(std::vector<Vector> X, Vector Y, const GpHyper *Fixed) {
   Z.clear();
   for (double V : Ys)
     Z.push_back((V - MeanY) / ScaleY);
+  ++Generation;
+  L.clear();
   if (N == 0)
     return;
   if (Fixed) {
@@ -190,28 +194,67 @@ Prediction Gp::predict(const Vector &X) const {
 }
 
 std::vector<Prediction> Gp::predictMany(const std::vector<Vector> &Qs) const {
+  Tracked T = track(Qs);
   std::vector<Prediction> Out(Qs.size());
-  size_t N = Xs.size();
-  if (N == 0) {
-    for (Prediction &P : Out)
-      P = {MeanY, ScaleY * ScaleY * H.Signal};
-    return Out;
+  for (size_t I = 0; I < Qs.size(); ++I)
+    Out[I] = at(T, I);
+  return Out;
+}
+
+Gp::Tracked Gp::track(std::vector<Vector> Qs) const {
+  Tracked T;
+  T.Qs = std::move(Qs);
+  refresh(T);
+  return T;
+}
+
+void Gp::refresh(Tracked &T) const {
+  size_t N = Xs.size(), P = T.Qs.size();
+  if (T.Generation != Generation || T.Rows > N ||
+      T.V.size() != P) { // another fit: start again
+    T.V.assign(P, Vector());
+    T.Mean.assign(P, 0);
+    T.Var.assign(P, H.Signal);
+    T.Rows = 0;
+    T.Generation = Generation;
   }
+  if (T.Rows == N)
+    return;
+  if (T.Rows == 0) {
+    solveBlocks(T);
+    return;
+  }
+  // Each new observation n appends v_n = (k(x_n, q) - L_n . v) / L_nn to
+  // every point's solve: the last row of the forward solve.
+  for (size_t Row = T.Rows; Row < N; ++Row) {
+    const Vector &Ln = L[Row];
+    for (size_t I = 0; I < P; ++I) {
+      Vector &V = T.V[I];
+      double Vn = (kernel(T.Qs[I], Xs[Row]) - dot(Ln.data(), V.data(), Row)) /
+                  Ln[Row];
+      V.push_back(Vn);
+      T.Var[I] -= Vn * Vn;
+    }
+  }
+  // The means from beta, which every added observation changes.
+  for (size_t I = 0; I < P; ++I)
+    T.Mean[I] = dot(T.V[I].data(), Beta.data(), N);
+  T.Rows = N;
+}
+
+void Gp::solveBlocks(Tracked &T) const {
+  size_t N = Xs.size(), P = T.Qs.size();
   // V holds Block right-hand sides side by side (row I: k(x_I, q_B) for
   // each B), solved together: the inner loop runs across the block, so it
   // needs no reordering of a sum to vectorize, and each row of L is read
   // once a block instead of once a point.
   constexpr size_t Block = 16;
   std::vector<double> V(N * Block);
-  for (size_t Q0 = 0; Q0 < Qs.size(); Q0 += Block) {
-    size_t Nb = std::min(Block, Qs.size() - Q0);
+  for (size_t Q0 = 0; Q0 < P; Q0 += Block) {
+    size_t Nb = std::min(Block, P - Q0);
     for (size_t I = 0; I < N; ++I)
       for (size_t B = 0; B < Block; ++B)
-        V[I * Block + B] = B < Nb ? kernel(Qs[Q0 + B], Xs[I]) : 0;
-    double Mean[Block] = {}, Var[Block];
-    for (size_t I = 0; I < N; ++I)
-      for (size_t B = 0; B < Block; ++B)
-        Mean[B] += V[I * Block + B] * Alpha[I];
+        V[I * Block + B] = B < Nb ? kernel(T.Qs[Q0 + B], Xs[I]) : 0;
     for (size_t I = 0; I < N; ++I) {
       // The row's sums in a local array, which nothing else can alias, so
       // they stay in registers across K.
@@ -229,16 +272,26 @@ std::vector<Prediction> Gp::predictMany(const std::vector<Vector> &Qs) const {
       for (size_t B = 0; B < Block; ++B)
         Row[B] = Acc[B] / Li[I];
     }
-    for (size_t B = 0; B < Block; ++B)
-      Var[B] = H.Signal;
-    for (size_t I = 0; I < N; ++I)
-      for (size_t B = 0; B < Block; ++B)
-        Var[B] -= V[I * Block + B] * V[I * Block + B];
-    for (size_t B = 0; B < Nb; ++B)
-      Out[Q0 + B] = {MeanY + ScaleY * Mean[B],
-                     ScaleY * ScaleY * std::max(Var[B], 1e-12)};
+    for (size_t B = 0; B < Nb; ++B) {
+      Vector &Vq = T.V[Q0 + B];
+      Vq.resize(N);
+      double Mean = 0, Var = H.Signal;
+      for (size_t I = 0; I < N; ++I) {
+        double X = V[I * Block + B];
+        Vq[I] = X;
+        Mean += X * Beta[I];
+        Var -= X * X;
+      }
+      T.Mean[Q0 + B] = Mean;
+      T.Var[Q0 + B] = Var;
+    }
   }
-  return Out;
+  T.Rows = N;
+}
+
+Prediction Gp::at(const Tracked &T, size_t I) const {
+  return {MeanY + ScaleY * T.Mean[I],
+          ScaleY * ScaleY * std::max(T.Var[I], 1e-12)};
 }
 
 double expectedImprovement(const Prediction &P, double Best, double Xi) {

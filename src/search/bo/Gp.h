@@ -38,6 +38,30 @@ public:
   /// Adds one observation keeping the hyperparameters (kriging believer:
   /// a pending point enters with its predicted mean).
   void add(const Vector &X, double Y);
+
+  /// The posteriors at a fixed set of points, kept current as observations
+  /// are added: each point keeps its solve v = L^-1 k(X, q), and a new
+  /// observation appends one entry to it, so refreshing costs O(n) a point
+  /// where predicting again costs O(n^2). A batch of proposals scores one
+  /// pool against a model that grows by a believed point per proposal.
+  class Tracked {
+  public:
+    size_t size() const { return Mean.size(); }
+
+  private:
+    friend class Gp;
+    std::vector<Vector> Qs, V;
+    Vector Mean, Var; ///< standardized: v . beta, and signal - v . v
+    size_t Rows = 0;  ///< the observations V covers
+    unsigned Generation = 0;
+  };
+  /// Starts tracking the posteriors at Qs.
+  Tracked track(std::vector<Vector> Qs) const;
+  /// Brings T up to date with the observations added since it was made or
+  /// last refreshed (recomputing it whole after a new fit).
+  void refresh(Tracked &T) const;
+  /// The posterior at T's point I, as of its last refresh.
+  Prediction at(const Tracked &T, size_t I) const;
   const GpHyper &hyper() const { return H; }
   size_t size() const { return Xs.size(); }
   /// The log marginal likelihood of the current fit (standardized targets).
@@ -47,6 +71,8 @@ private:
   bool factor(const GpHyper &Hyp);
   /// Alpha = K^-1 z from the factor (and the log likelihood, if asked).
   bool solve(bool WithLikelihood);
+  /// T's solves and posteriors from scratch, a block of points at a time.
+  void solveBlocks(Tracked &T) const;
   /// Column J of K + noise I, up to the diagonal.
   Vector column(size_t J) const;
   double kernel(const Vector &A, const Vector &B) const;
@@ -57,7 +83,10 @@ private:
   double MeanY = 0, ScaleY = 1;
   GpHyper H;
   std::vector<Vector> L; ///< the lower Cholesky factor, row I of length I+1
+  Vector Beta;           ///< L^-1 z
   Vector Alpha;          ///< K^-1 z
+  /// Counts factorizations: a Tracked of an older one is recomputed.
+  unsigned Generation = 0;
   double LogLik = 0;
 };
 
