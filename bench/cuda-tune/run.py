@@ -13,8 +13,10 @@
      candidate, and the ratio; and the whole campaign's wall time beside
      --evaluations rebuild-and-runs;
   3. with --transports pipes,mpi, the same campaign again with its worker
-     on an MPI rank (mpirun -n 2: rank 0 coordinates, rank 1 works) beside
-     the local worker over pipes: evaluations per second and the wall time
+     on an MPI rank (mpirun -n 2 --bind-to none: rank 0 coordinates, rank 1
+     works, on the node's cores as the local worker does) beside the local
+     worker over pipes: evaluations per second over the evaluations (first
+     start to last end, which leaves out mpirun's start) and the wall time
      of each, so the MPI transport's cost shows on a real GPU.
 
   run.py --r3 R3 --recipes DIR --out OUTDIR [--budget SECONDS]
@@ -100,19 +102,31 @@ def transport_row(a, d, name, pipes, left):
     both transports. pipes: (evaluations, wall) of the local-worker run."""
     m = d + "-mpi"
     shutil.copytree(d, m, ignore=shutil.ignore_patterns("history.db*"))
-    launcher = [a.mpirun, "-n", "2", "--oversubscribe", "--allow-run-as-root"]
+    launcher = [a.mpirun, "-n", "2", "--bind-to", "none", "--oversubscribe",
+                "--allow-run-as-root"]
     db, wall, rc = tune(a, m, name + "-mpi", left, launcher)
+    n, span = evaluation_span(db)
     con = sqlite3.connect(db)
-    n, = con.execute("SELECT count(*) FROM evaluations").fetchone()
     dev, = con.execute("SELECT device FROM evaluations ORDER BY id DESC "
                        "LIMIT 1").fetchone() or ("-",)
     con.close()
-    pn, pw = pipes
-    per_p, per_m = pw / pn if pn else None, wall / n if n else None
+    pn, pspan, pw = pipes
+    per_p = pspan / pn if pn and pspan else None
+    per_m = span / n if n and span else None
     ratio = (per_m / per_p - 1) * 100 if per_p and per_m else None
-    return (f"| {name} | {pn} / {fmt(pw, 1)} s / {fmt(pn / pw, 2)} | "
-            f"{n} / {fmt(wall, 1)} s / {fmt(n / wall, 2)} | "
+    return (f"| {name} | {pn} / {fmt(pspan, 1)} s / {fmt(pw, 1)} s | "
+            f"{n} / {fmt(span, 1)} s / {fmt(wall, 1)} s | "
             f"{'-' if ratio is None else f'{ratio:+.1f}%'} | {dev} | exit {rc} |")
+
+
+def evaluation_span(db):
+    """Evaluations in db and the seconds from the first one's start to the
+    last one's end."""
+    con = sqlite3.connect(db)
+    n, t0, t1 = con.execute("SELECT count(*), min(started), max(finished) "
+                            "FROM evaluations").fetchone()
+    con.close()
+    return n, (t1 - t0) if n else None
 
 
 def bench(a, name, work, rows, costs, left, transports):
@@ -143,7 +157,8 @@ def bench(a, name, work, rows, costs, left, transports):
                  f" | {fmt(wall, 0)} | {fmt(n * full, 0)} | "
                  f"{fmt(n * full / wall, 1)}x |")
     if "mpi" in a.transports.split(","):
-        transports.append(transport_row(a, d, name, (n, wall), left))
+        transports.append(transport_row(
+            a, d, name, evaluation_span(db) + (wall,), left))
 
 
 def main():
@@ -187,7 +202,7 @@ def main():
            "|---|---|---|---|---|---|---|---|"] + costs
     if transports:
         out += ["", "## The same campaign with its worker on an MPI rank", "",
-                "| recipe | pipes: evaluations / wall / per s | MPI: evaluations / wall / per s | MPI wall per evaluation vs pipes | MPI worker's device | mpirun |",
+                "| recipe | pipes: evaluations / their span / wall | MPI: evaluations / their span / wall | MPI span per evaluation vs pipes | MPI worker's device | mpirun |",
                 "|---|---|---|---|---|---|"] + transports
     out += ["", f"total {time.monotonic() - start:.0f} s"]
     text = "\n".join(out)

@@ -205,15 +205,20 @@ std::string rankGpu() {
   return Gpus[static_cast<size_t>(LocalWorkerIndex) % Gpus.size()];
 }
 
+/// The cores this rank's affinity allows (0 if it cannot be read).
+unsigned affinityCores() {
+  cpu_set_t Set;
+  if (::sched_getaffinity(0, sizeof Set, &Set) == 0)
+    return static_cast<unsigned>(CPU_COUNT(&Set));
+  return 0;
+}
+
 /// The cores this rank was given: SLURM_CPUS_PER_TASK, else its affinity.
 unsigned rankCores() {
   if (const char *C = std::getenv("SLURM_CPUS_PER_TASK"))
     if (int N = std::atoi(C); N > 0)
       return static_cast<unsigned>(N);
-  cpu_set_t Set;
-  if (::sched_getaffinity(0, sizeof Set, &Set) == 0)
-    return static_cast<unsigned>(std::max(1, CPU_COUNT(&Set)));
-  return 1;
+  return std::max(1u, affinityCores());
 }
 
 class Relay {
@@ -305,6 +310,17 @@ int Relay::run() {
   for (int S : {SIGTERM, SIGUSR1, SIGINT})
     std::signal(S, onStopSignal);
   std::signal(SIGPIPE, SIG_IGN); // a worker that died is seen, not felt
+  // A rank bound to one core on a node of many runs its worker, compiles
+  // and replay server on that core: mpirun binds each rank to a core when
+  // it starts two or fewer, which a user seldom means for r3.
+  unsigned Node = std::thread::hardware_concurrency();
+  if (affinityCores() == 1 && Node > 1 && !std::getenv("SLURM_CPUS_PER_TASK"))
+    std::fprintf(stderr,
+                 "r3: warning: %s may use 1 of the node's %u cores (its "
+                 "affinity): its worker, compiles and replay server share "
+                 "it; give ranks cores with mpirun --bind-to none or "
+                 "--map-by slot:PE=N (srun: --cpus-per-task=N)\n",
+                 Where.c_str(), Node);
   if (Error E = start()) {
     std::fprintf(stderr, "r3: error: %s: %s\n", Where.c_str(),
                  E.message().c_str());

@@ -25,6 +25,11 @@ config.environment["NO_COLOR"] = "1"
 for _var in ("R3_CLANG", "R3_CUDA_PATH", "R3_NVCC", "CUDA_VISIBLE_DEVICES"):
     if _var in os.environ:
         config.environment[_var] = os.environ[_var]
+# The machine's MPI settings (a machine without ssh sets the launch agent
+# this way, or mpirun refuses to start even ranks on its own node).
+for _var in os.environ:
+    if _var.startswith(("OMPI_MCA_", "PMIX_MCA_", "PRTE_MCA_")):
+        config.environment[_var] = os.environ[_var]
 
 config.substitutions.append(("%r3", config.r3_binary))
 config.substitutions.append(("%python", sys.executable))

@@ -7,10 +7,10 @@
       finish. After every kill, every evaluation committed before it must
       still be there, unchanged; at the end no identity hash repeats, no
       candidate has two evaluations and the campaign is complete.
-  chaos.py term R3 CAMPAIGN DB [--signal USR1]
-      sends SIGTERM (or --signal) once a few evaluations are committed: r3
-      must exit 75 and leave the campaign 'interrupted'; a resume must
-      finish it.
+  chaos.py term R3 CAMPAIGN DB [--signal USR1] [--to-rank N]
+      sends SIGTERM (or --signal) once a few evaluations are committed, to
+      r3 (or its launcher), or under --launch to MPI rank N: r3 must exit 75
+      and leave the campaign 'interrupted'; a resume must finish it.
   chaos.py killrank R3 CAMPAIGN DB
       under --launch (an MPI launcher), kill -9s a worker rank once a few
       evaluations are committed: the job must end with an error that names
@@ -127,16 +127,28 @@ def kill_mode(r3, campaign, db, kills, seed, budget):
     final_checks(db, budget)
 
 
-def term_mode(r3, campaign, db, budget, signame="TERM"):
+def term_mode(r3, campaign, db, budget, signame="TERM", to_rank=None):
     sig = getattr(signal, "SIG" + signame)
     proc = start(r3, campaign, budget)
     if not wait_for_more(db, proc, 2):
         fail("the campaign ended before SIG%s" % signame)
     before = committed(db)
-    proc.send_signal(sig)
+    if to_rank is None:
+        proc.send_signal(sig)
+    else:
+        pid = rank_pid(proc.pid, to_rank)
+        if pid is None:
+            fail("no process of rank %d" % to_rank)
+        os.kill(pid, sig)
     rc = proc.wait(timeout=120)
     if rc != 75:
-        fail("SIG%s gave exit status %d, expected 75" % (signame, rc))
+        con = sqlite3.connect(db)
+        n, = con.execute("SELECT count(*) FROM evaluations").fetchone()
+        con.close()
+        fail("SIG%s gave exit status %d, expected 75 (%d of %d evaluations "
+             "committed: %s)" % (signame, rc, n, budget,
+                                 "the signal never reached r3"
+                                 if n >= budget else "r3 went on"))
     con = sqlite3.connect(db)
     state = con.execute("SELECT state FROM campaign").fetchone()[0]
     con.close()
@@ -198,7 +210,7 @@ def main():
     global LAUNCH
     args = sys.argv[1:]
     opts = {"--kills": "3", "--seed": "1", "--budget": "30", "--signal": "TERM",
-            "--launch": ""}
+            "--launch": "", "--to-rank": ""}
     while len(args) > 4 and args[-2] in opts:
         opts[args[-2]] = args[-1]
         args = args[:-2]
@@ -211,7 +223,8 @@ def main():
     elif mode == "killrank":
         killrank_mode(r3, campaign, db, budget)
     else:
-        term_mode(r3, campaign, db, budget, opts["--signal"])
+        term_mode(r3, campaign, db, budget, opts["--signal"],
+                  int(opts["--to-rank"]) if opts["--to-rank"] else None)
     print("ok")
 
 
