@@ -64,7 +64,12 @@ public:
 private:
   Error startWorker(unsigned W);
   Error fill(bool &Dispatched);
-  Error drain(int TimeoutMs);
+  /// Waits up to TimeoutMs for a worker to say something: the workers to
+  /// read from (those whose descriptor is ready, and every link without
+  /// one, which is asked each turn).
+  std::vector<unsigned> wait(int TimeoutMs);
+  /// Reads what each of Ready sent, inside the caller's transaction.
+  Error receiveFrom(const std::vector<unsigned> &Ready);
   Error receive(unsigned W);
   Error handle(unsigned W, WorkerMessage &Msg);
   Error workerDied(unsigned W, const std::string &Why);
@@ -208,9 +213,9 @@ Error Loop::handle(unsigned W, WorkerMessage &Msg) {
   return E;
 }
 
-Error Loop::drain(int TimeoutMs) {
+std::vector<unsigned> Loop::wait(int TimeoutMs) {
   std::vector<pollfd> Fds;
-  std::vector<unsigned> Owners, Asked;
+  std::vector<unsigned> Owners, Ready;
   Fds.push_back({StopPipe[0], POLLIN, 0});
   for (unsigned W = 0; W < Slots.size(); ++W) {
     if (!Slots[W].Alive)
@@ -220,33 +225,30 @@ Error Loop::drain(int TimeoutMs) {
       Fds.push_back({Fd, POLLIN, 0});
       Owners.push_back(W);
     } else {
-      Asked.push_back(W);
+      Ready.push_back(W);
     }
   }
   // Links without a descriptor are asked on every turn: wait briefly.
   int N = ::poll(Fds.data(), Fds.size(),
-                 Asked.empty() ? TimeoutMs : std::min(TimeoutMs, 1));
+                 Ready.empty() ? TimeoutMs : std::min(TimeoutMs, 1));
   if (N < 0)
-    N = 0;
+    return Ready;
   if (Fds[0].revents) {
     char Buf[64];
     while (::read(StopPipe[0], Buf, sizeof Buf) > 0) {
     }
   }
-  R3_TRY(H.begin());
-  auto Handle = [&](unsigned W) {
-    if (Error E = receive(W)) {
-      (void)H.rollback();
-      return E;
-    }
-    return Error::success();
-  };
   for (size_t I = 1; I < Fds.size(); ++I)
     if (Fds[I].revents & (POLLIN | POLLHUP | POLLERR))
-      R3_TRY(Handle(Owners[I - 1]));
-  for (unsigned W : Asked)
-    R3_TRY(Handle(W));
-  return H.commit();
+      Ready.push_back(Owners[I - 1]);
+  return Ready;
+}
+
+Error Loop::receiveFrom(const std::vector<unsigned> &Ready) {
+  for (unsigned W : Ready)
+    if (Slots[W].Alive)
+      R3_TRY(receive(W));
+  return Error::success();
 }
 
 void Loop::report(bool Force) {
@@ -287,6 +289,10 @@ Expected<TuneSummary> Loop::run() {
   auto Start = Clock::now();
   std::optional<Clock::time_point> StopBy;
   std::string StopWhy;
+  // Each turn reads what the workers sent and dispatches what the freed
+  // slots can take in one transaction, so a turn costs one synchronous
+  // commit, then waits for the workers outside any transaction.
+  std::vector<unsigned> Ready;
   while (true) {
     bool WallOver =
         C.Budget.WallSeconds > 0 &&
@@ -302,13 +308,16 @@ Expected<TuneSummary> Loop::run() {
                  " evaluation(s) in flight");
     }
     bool Dispatched = false;
+    R3_TRY(H.begin());
+    Error E = receiveFrom(Ready);
+    if (!E && !StopBy)
+      E = fill(Dispatched);
+    if (E) {
+      (void)H.rollback();
+      return E;
+    }
+    R3_TRY(H.commit());
     if (!StopBy) {
-      R3_TRY(H.begin());
-      if (Error E = fill(Dispatched)) {
-        (void)H.rollback();
-        return E;
-      }
-      R3_TRY(H.commit());
       if (auto Why = Co.finished(inFlight())) {
         finish(S, TuneOutcome::Complete, *Why);
         break;
@@ -324,7 +333,7 @@ Expected<TuneSummary> Loop::run() {
       break;
     }
     // Waiting on LLM calls alone: look again soon for their children.
-    R3_TRY(drain(inFlight() == 0 && Co.waiting() ? 20 : 200));
+    Ready = wait(inFlight() == 0 && Co.waiting() ? 20 : 200);
     report(false);
     R3_TRY(backup(false));
   }

@@ -316,6 +316,7 @@ Expected<std::unique_ptr<History>> History::open(const std::string &Path,
                                             : SQLITE_OPEN_READWRITE;
   if (sqlite3_open_v2(Path.c_str(), &H->Db, Flags, nullptr) != SQLITE_OK)
     return sqliteError(H->Db, Path, "opening the database");
+  H->Cache = std::make_unique<StatementCache>(H->Db);
   sqlite3_extended_result_codes(H->Db, 1);
   sqlite3_busy_timeout(H->Db, 10000);
   int64_t AppId = 0, Objects = 0;
@@ -356,7 +357,10 @@ Expected<std::unique_ptr<History>> History::open(const std::string &Path,
   return H;
 }
 
-History::~History() { sqlite3_close_v2(Db); }
+History::~History() {
+  Cache.reset(); // its statements first: the connection closes after them
+  sqlite3_close_v2(Db);
+}
 
 Expected<int> History::schemaVersion() {
   Expected<int64_t> V = queryInteger(Db, Path, "PRAGMA user_version",
@@ -505,7 +509,7 @@ Expected<std::vector<VariantRow>> History::variants(int64_t KernelId) {
 // --- candidates ---
 
 Expected<std::optional<int64_t>> History::addCandidate(const CandidateRow &C) {
-  Statement S(Db, Path, "adding a candidate");
+  Statement S(*Cache, Path, "adding a candidate");
   R3_TRY(S.prepare(
       "INSERT INTO candidates (identity, kernel_id, variant_id, level, "
       "operator, parent_id, point, point_json, settings_json, state, worker, "
@@ -535,7 +539,7 @@ History::candidateByIdentity(const std::string &Identity) {
 
 Error History::setCandidateState(int64_t Id, CandidateState State,
                                  std::optional<int64_t> Worker) {
-  Statement S(Db, Path, "setting a candidate's state");
+  Statement S(*Cache, Path, "setting a candidate's state");
   R3_TRY(S.prepare("UPDATE candidates SET state = ?, "
                    "worker = coalesce(?, worker) WHERE id = ?"));
   R3_TRY(S.bind(std::string_view(candidateStateName(State)), Worker, Id).run());
@@ -573,13 +577,13 @@ Expected<std::vector<CandidateRow>> History::unfinished() {
 Expected<int64_t> History::addEvaluation(const EvaluationRow &E) {
   Savepoint Step(Db, Path);
   R3_TRY(Step.start());
-  Statement Mark(Db, Path, "marking an evaluated candidate done");
+  Statement Mark(*Cache, Path, "marking an evaluated candidate done");
   R3_TRY(Mark.prepare("UPDATE candidates SET state = 'done' WHERE id = ?"));
   R3_TRY(Mark.bind(E.CandidateId).run());
   if (sqlite3_changes(Db) == 0)
     return makeError(Path, ": no candidate ", E.CandidateId,
                      " for an evaluation");
-  Statement S(Db, Path, "adding an evaluation");
+  Statement S(*Cache, Path, "adding an evaluation");
   R3_TRY(S.prepare(
       "INSERT INTO evaluations (candidate_id, verified, failure, message, "
       "times_ms, repetitions, compile_ms, registers, spills, shared_bytes, "
@@ -636,7 +640,7 @@ Expected<uint64_t> History::evaluationCount() {
 // --- baselines, archive, events ---
 
 Expected<int64_t> History::addBaseline(const BaselineRow &B) {
-  Statement S(Db, Path, "adding a baseline");
+  Statement S(*Cache, Path, "adding a baseline");
   R3_TRY(S.prepare("INSERT INTO baselines (kernel_id, worker, device, "
                    "median_ms, ci_lo_ms, ci_hi_ms, measured, "
                    "after_evaluations, busy_ms, started) VALUES (?, ?, ?, ?, "
@@ -690,7 +694,7 @@ Expected<std::vector<ArchiveRow>> History::archive(int64_t KernelId) {
 
 Error History::addEvent(const std::string &Kind, const std::string &Message,
                         std::optional<double> At) {
-  Statement S(Db, Path, "adding an event");
+  Statement S(*Cache, Path, "adding an event");
   R3_TRY(S.prepare("INSERT INTO events (at, kind, message) VALUES (?, ?, ?)"));
   return S.bind(At.value_or(nowSeconds()), Kind, Message).run();
 }

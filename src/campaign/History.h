@@ -20,6 +20,9 @@
 #include <vector>
 
 struct sqlite3;
+namespace r3::detail {
+class StatementCache;
+}
 
 namespace r3 {
 
@@ -219,6 +222,8 @@ private:
   Error migrate();
   std::string Path;
   sqlite3 *Db = nullptr;
+  /// The statements each result runs, prepared once (HistorySql.h).
+  std::unique_ptr<detail::StatementCache> Cache;
   int Version = 0; ///< the file's schema version once opened
 };
 

@@ -479,7 +479,7 @@ Expected<double> latestRunStart(History &H) {
 
 Expected<json> workersJson(History &H,
                            const std::vector<EvaluatedCandidate> &Evaluations) {
-  double Since;
+  double Since = 0;
   R3_TRY(moveInto(latestRunStart(H), Since));
   std::map<int64_t, WorkerBusy> By;
   for (const EvaluatedCandidate &E : Evaluations) {

@@ -121,7 +121,7 @@ Expected<json> statusJson(History &H, double Now) {
   R3_TRY(moveInto(summarizeKernels(H, Es), Kernels));
   R3_TRY(moveInto(budget(H), Budget));
   R3_TRY(moveInto(H.lastEvent(), Last));
-  double Window;
+  double Window = 0;
   R3_TRY(moveInto(rateWindow(H, Now), Window));
   auto Live = liveCounts(Cands, Es, Now - Window);
   json Ks = json::array();

@@ -17,27 +17,25 @@
 
 namespace r3 {
 
-namespace {
-/// P(B <= K) for B ~ Binomial(N, 1/2).
-double binomialHalfCdf(size_t N, size_t K) {
-  double Sum = 0;
-  double LogHalfN = static_cast<double>(N) * std::log(0.5);
-  for (size_t I = 0; I <= K && I <= N; ++I) {
-    double LogChoose = std::lgamma(N + 1.0) - std::lgamma(I + 1.0) -
-                       std::lgamma(static_cast<double>(N - I) + 1.0);
-    Sum += std::exp(LogChoose + LogHalfN);
-  }
-  return Sum;
-}
-} // namespace
-
 MedianCiRanks medianCiRanks(size_t N) {
   if (N < 6)
     return {N ? 1u : 0u, N};
+  // Cdf = P(B <= K) for B ~ Binomial(N, 1/2), accumulated as K grows (each
+  // term from the last: C(N, I) = C(N, I - 1) (N - I + 1) / I, in logs), so
+  // the ranks cost O(N) (every evaluation's statistics ask for them).
+  double LogHalfN = static_cast<double>(N) * std::log(0.5);
+  double LogChoose = 0; // log C(N, 0)
+  double Cdf = std::exp(LogHalfN);
+  auto Grow = [&](size_t I) {
+    LogChoose += std::log(static_cast<double>(N - I + 1)) -
+                 std::log(static_cast<double>(I));
+    Cdf += std::exp(LogChoose + LogHalfN);
+  };
   size_t K = 1;
+  Grow(1);
   // Grow k while the interval (k+1, N-k) still covers at least 95%.
-  while (K + 1 <= N / 2 && 2 * binomialHalfCdf(N, K) <= 0.05)
-    ++K;
+  while (K + 1 <= N / 2 && 2 * Cdf <= 0.05)
+    Grow(++K);
   return {K, N - K + 1};
 }
 

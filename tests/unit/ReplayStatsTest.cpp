@@ -51,6 +51,18 @@ TEST_CASE("stats: CI ranks match the binomial sign-test table") {
   }
 }
 
+TEST_CASE("stats: CI ranks of many samples follow the normal limit") {
+  // n/2 - 1.96 sqrt(n)/2 (the normal approximation of the sign test) for n
+  // too large for 0.5^n to be a double: the terms must be summed in logs.
+  for (size_t N : {1000u, 5000u}) {
+    INFO("N = " << N);
+    MedianCiRanks R = medianCiRanks(N);
+    double Approx = N / 2.0 - 1.96 * std::sqrt(static_cast<double>(N)) / 2;
+    CHECK(std::abs(static_cast<double>(R.Lo) - Approx) <= 2);
+    CHECK(R.Lo + R.Hi == N + 1);
+  }
+}
+
 TEST_CASE("stats: the CI of sorted 1..20 is [X(6), X(15)]") {
   std::vector<double> V;
   for (int I = 20; I >= 1; --I)
