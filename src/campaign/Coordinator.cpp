@@ -96,9 +96,27 @@ Expected<search::Point> parsePointJson(const std::string &Text) {
 }
 
 std::optional<double> KernelState::baselineMs() const {
-  if (Baselines.empty())
+  auto It = DeviceBaselines.find(ReferenceDevice);
+  if (It == DeviceBaselines.end() || It->second.empty())
     return std::nullopt;
-  return computeStats(Baselines).Median;
+  return computeStats(It->second).Median;
+}
+
+void KernelState::addBaseline(const std::string &Device, double Ms) {
+  if (DeviceBaselines.empty())
+    ReferenceDevice = Device;
+  DeviceBaselines[Device].push_back(Ms);
+}
+
+double KernelState::deviceScale(const std::string &Device) const {
+  if (Device == ReferenceDevice)
+    return 1;
+  auto It = DeviceBaselines.find(Device);
+  std::optional<double> Reference = baselineMs();
+  if (It == DeviceBaselines.end() || !Reference)
+    return 1;
+  double Own = computeStats(It->second).Median;
+  return Own > 0 ? *Reference / Own : 1;
 }
 
 bool KernelState::targetReached(const std::optional<double> &Target) const {
@@ -297,6 +315,12 @@ Error Coordinator::rebuild(KernelState &K) {
   for (VariantState &V : K.Variants)
     if (!V.Recorded && !V.SourceCandidate)
       Queue.push_back({&K, &V, CandidateRow{}, std::nullopt});
+  // The baselines before the evaluations, which are compared over their
+  // own device's (KernelState::deviceScale).
+  std::vector<BaselineRow> Bs;
+  R3_TRY(moveInto(H.baselines(K.Id), Bs));
+  for (const BaselineRow &B : Bs)
+    K.addBaseline(B.Device, B.MedianMs);
   std::vector<EvaluatedCandidate> Evals;
   R3_TRY(moveInto(H.evaluations(K.Id), Evals));
   for (const EvaluatedCandidate &E : Evals) {
@@ -310,10 +334,6 @@ Error Coordinator::rebuild(KernelState &K) {
     R3_TRY(applyEvaluation(K, *V, E.Candidate.Level, P, E.Candidate.Id,
                            E.Evaluation));
   }
-  std::vector<BaselineRow> Bs;
-  R3_TRY(moveInto(H.baselines(K.Id), Bs));
-  for (const BaselineRow &B : Bs)
-    K.Baselines.push_back(B.MedianMs);
   return rebuildLlm(K);
 }
 
@@ -352,16 +372,20 @@ Error Coordinator::applyEvaluation(KernelState &K, VariantState &V,
     noteFailure(K, V, E.Result);
     for (const search::DescriptorAxis &A : C.Source.Descriptors)
       V.Descriptor.push_back(descriptorValue(A.Name, V, K.Model, E.Result));
-  } else if (P) {
-    ++V.Done;
-    V.Inner->observe(*P, Ok ? std::optional<double>(E.MedianMs) : std::nullopt);
   }
-  if (Ok && (!V.BestMs || E.MedianMs < *V.BestMs)) {
-    V.BestMs = E.MedianMs;
+  // Times from several devices are compared on one scale: each over its
+  // own device's baseline (deviceScale).
+  double Ms = E.MedianMs * K.deviceScale(E.Device);
+  if (!isSourceLevel(Level) && P) {
+    ++V.Done;
+    V.Inner->observe(*P, Ok ? std::optional<double>(Ms) : std::nullopt);
+  }
+  if (Ok && (!V.BestMs || Ms < *V.BestMs)) {
+    V.BestMs = Ms;
     V.BestCandidate = CandidateId;
   }
-  if (Ok && (!K.BestMs || E.MedianMs < *K.BestMs))
-    K.BestMs = E.MedianMs;
+  if (Ok && (!K.BestMs || Ms < *K.BestMs))
+    K.BestMs = Ms;
   bool InnerOver = V.Done >= V.Issued && (V.Issued >= V.Budget || V.Exhausted);
   if (V.SourceDone && (V.Dead || InnerOver))
     reportVariant(K, V);
@@ -654,7 +678,7 @@ Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
                       std::to_string(W) + ": " + R.Result.Message);
       return Error::success();
     }
-    K.Baselines.push_back(S.Median);
+    K.addBaseline(WorkerDevice, S.Median);
     return H
         .addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
                       R.Finished, Committed, R.Result.BusyMs, R.Started})
@@ -692,7 +716,7 @@ Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
   if (F.Level == "baseline")
     SinceBaseline[W] = 0; // this worker has just measured it
   if (F.Level == "baseline" && R.Result.Verified) {
-    K.Baselines.push_back(S.Median);
+    K.addBaseline(WorkerDevice, S.Median);
     // The evaluation holds its device time already.
     R3_TRY(H.addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
                           R.Finished, Committed, 0, R.Started})

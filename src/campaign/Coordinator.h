@@ -69,7 +69,13 @@ struct KernelState {
   search::SourceSpaceModel Model;
   std::unique_ptr<search::Evolution> Evo;
   std::deque<VariantState> Variants;
-  std::vector<double> Baselines; ///< medians, ms
+  /// The baseline's medians (ms) by the device that measured them (a
+  /// worker's device, which under MPI names its rank and host).
+  std::map<std::string, std::vector<double>> DeviceBaselines;
+  /// The device that measured the first baseline: times from the others
+  /// are put on its scale (deviceScale).
+  std::string ReferenceDevice;
+  /// The fastest verified time, on the reference device's scale.
   std::optional<double> BestMs;
   uint64_t Evaluations = 0, Failures = 0;
   std::map<std::string, std::string> FileTexts;
@@ -79,7 +85,17 @@ struct KernelState {
   std::string LaunchFacts; ///< the recorded launch, described for prompts
   std::set<std::string> LlmDeclines; ///< reasons already told
 
+  /// The baseline's median on the reference device.
   std::optional<double> baselineMs() const;
+  /// Records a baseline median measured on Device.
+  void addBaseline(const std::string &Device, double Ms);
+  /// What a time measured on Device is multiplied by to compare it with
+  /// times from other devices: the reference device's baseline over
+  /// Device's, so that the search ranks each candidate by its speedup over
+  /// its own device's baseline (GPUs of different kinds, or clocks, across
+  /// the ranks of a job). 1 on the reference device, and on a device that
+  /// has not measured the baseline yet.
+  double deviceScale(const std::string &Device) const;
   /// Variants whose inner loop has not ended.
   unsigned openVariants() const;
   bool targetReached(const std::optional<double> &Target) const;

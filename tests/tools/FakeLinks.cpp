@@ -9,9 +9,9 @@ namespace r3::testing {
 namespace {
 class FakeLink final : public WorkerLink {
 public:
-  FakeLink(std::shared_ptr<const FakeWorkerScript> S,
+  FakeLink(unsigned W, std::shared_ptr<const FakeWorkerScript> S,
            std::shared_ptr<FakeWorkerStats> St)
-      : Script(std::move(S)), Stats(std::move(St)) {}
+      : W(W), Script(std::move(S)), Stats(std::move(St)) {}
   Error send(std::vector<uint8_t> Message) override {
     auto M = decodeMessage(Message);
     if (!M)
@@ -28,7 +28,10 @@ public:
     WorkerResult R;
     R.Id = M->Job.Id;
     R.Result = Script->Answer ? Script->Answer(M->Job) : fakeAnswer(M->Job);
-    R.Device = "fake device";
+    if (W < Script->Slowdown.size())
+      for (uint64_t &T : R.Result.TimesNs)
+        T = static_cast<uint64_t>(static_cast<double>(T) * Script->Slowdown[W]);
+    R.Device = "fake device " + std::to_string(W);
     R.EvalMs = 1;
     Out.push_back(encodeResult(R));
     return Error::success();
@@ -45,6 +48,7 @@ public:
   void shutdown(double) override {}
 
 private:
+  unsigned W;
   std::shared_ptr<const FakeWorkerScript> Script;
   std::shared_ptr<FakeWorkerStats> Stats;
   std::deque<std::vector<uint8_t>> Out;
@@ -68,9 +72,9 @@ CandidateResult fakeAnswer(const WorkerJob &J) {
 LinkFactory fakeWorkerLinks(FakeWorkerScript Script,
                             std::shared_ptr<FakeWorkerStats> Stats) {
   auto Shared = std::make_shared<const FakeWorkerScript>(std::move(Script));
-  return [Shared, Stats](unsigned) -> Expected<std::unique_ptr<WorkerLink>> {
+  return [Shared, Stats](unsigned W) -> Expected<std::unique_ptr<WorkerLink>> {
     return std::unique_ptr<WorkerLink>(
-        std::make_unique<FakeLink>(Shared, Stats));
+        std::make_unique<FakeLink>(W, Shared, Stats));
   };
 }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace r3::testing {
 
@@ -21,6 +22,10 @@ struct FakeWorkerScript {
   /// After this many results in all, the next job's worker is "lost" (its
   /// jobs given back, as a rank reports a worker that died); 0: never.
   uint64_t LoseAfter = 0;
+  /// Worker W's times are multiplied by Slowdown[W] (1 where absent), as
+  /// GPUs of different kinds would give them; each worker's device is named
+  /// "fake device W".
+  std::vector<double> Slowdown;
 };
 
 /// Shared by every link a factory made: the results given so far.

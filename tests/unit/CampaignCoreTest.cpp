@@ -172,3 +172,33 @@ TEST_CASE("campaign core: batches for idle slots cover the space, none lost") {
   CHECK(Points.size() == 15);
   CHECK(identities(*H).size() == 16); // and the recorded code's baseline
 }
+
+TEST_CASE("campaign core: devices of different speeds are ranked by speedup "
+          "over their own baseline") {
+  // Worker 0's device is three times slower than workers 1 and 2's, in the
+  // baseline as in every candidate: the best's speedup is 1.1 (the recorded
+  // 256 threads at 1.1 ms against 128 threads at 1.0 ms) whichever device
+  // ran it. Raw times would pair the slow device's baseline (the first
+  // measured, the reference) with the fast devices' times: a speedup near
+  // 3. The history keeps the raw times.
+  Setup S("devices");
+  auto Stats = std::make_shared<testing::FakeWorkerStats>();
+  testing::FakeWorkerScript Script;
+  Script.Slowdown = {3, 1, 1};
+  TuneSummary R = run(S.campaign(40), Script, Stats, 3);
+  CHECK(R.Outcome == TuneOutcome::Complete); // the space is exhausted
+  REQUIRE(R.Final.Kernels.size() == 1);
+  const KernelProgress &K = R.Final.Kernels[0];
+  REQUIRE(K.BaselineMs);
+  REQUIRE(K.BestMs);
+  CHECK(*K.BaselineMs / *K.BestMs == Approx(1.1).epsilon(0.01));
+  auto H = S.history();
+  std::set<std::string> Devices;
+  double Slowest = 0;
+  for (const EvaluatedCandidate &E : evaluations(*H)) {
+    Devices.insert(E.Evaluation.Device);
+    Slowest = std::max(Slowest, E.Evaluation.MedianMs);
+  }
+  CHECK(Devices.size() == 3);
+  CHECK(Slowest > 3.0); // raw: a slow device's time of a slow point
+}
