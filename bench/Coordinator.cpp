@@ -17,7 +17,7 @@
 #include "FakeLinks.h"
 #include "SyntheticCapture.h"
 #include "campaign/Campaign.h"
-#include "campaign/Engine.h"
+#include "campaign/EventLoop.h"
 #include "support/StringUtil.h"
 
 #include <chrono>

@@ -1,7 +1,7 @@
 // How the coordinator's loop reaches its workers. A worker is a process on
 // this node spoken to over pipes (Worker.h), or, under MPI, a rank of the
 // job that relays the same messages to a worker process of its own
-// (Mpi.h). The loop (Engine.cpp) sees only this interface: it sends jobs,
+// (Mpi.h). The loop (EventLoop.cpp) sees only this interface: it sends jobs,
 // waits on the descriptors the links give (pipes) and asks the others
 // whether anything arrived (MPI), and restarts what can be restarted.
 #pragma once

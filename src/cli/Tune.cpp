@@ -1,10 +1,10 @@
-// `r3 tune`: run (or resume) a tuning campaign. The engine (campaign/Engine.h)
+// `r3 tune`: run (or resume) a tuning campaign. The engine (campaign/EventLoop.h)
 // does the work; this file validates the command line, prints progress (a
 // line rewritten in place on a terminal, plain log lines otherwise) and maps
 // the outcome to an exit status: 0 complete, 1 failed, 75 interrupted (resume
 // it). With --simulate it runs a strategy against a tuning cache instead.
 #include "campaign/Campaign.h"
-#include "campaign/Engine.h"
+#include "campaign/EventLoop.h"
 #include "campaign/Mpi.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"

@@ -7,7 +7,7 @@
 #include "FakeLinks.h"
 #include "SyntheticCapture.h"
 #include "campaign/Campaign.h"
-#include "campaign/Engine.h"
+#include "campaign/EventLoop.h"
 #include "campaign/History.h"
 
 #include <filesystem>

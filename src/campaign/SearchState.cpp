@@ -1,9 +1,9 @@
-// The coordinator's state and its updates (see Coordinator.h): candidates
+// The search state and its updates (see SearchState.h): candidates
 // made from the search, results applied to it, and a resume that rebuilds it
 // from the history by applying the committed results again in commit order.
 // Live and resumed results go through the same code (applyEvaluation), so a
 // resumed search is the search that was running.
-#include "campaign/Coordinator.h"
+#include "campaign/SearchState.h"
 
 #include "campaign/Identity.h"
 #include "campaign/Worker.h"
@@ -124,7 +124,7 @@ bool KernelState::targetReached(const std::optional<double> &Target) const {
   return Target && Base && BestMs && *Base / *BestMs >= *Target;
 }
 
-Coordinator::Coordinator(const Campaign &C, History &H, unsigned Workers)
+SearchState::SearchState(const Campaign &C, History &H, unsigned Workers)
     : C(C), H(H), Inner(innerSpace(C)), LaunchOnly(launchSpace(C)),
       Workers(Workers) {
   const EvaluationSpec &E = C.Evaluation;
@@ -138,7 +138,7 @@ Coordinator::Coordinator(const Campaign &C, History &H, unsigned Workers)
   Started = nowSeconds();
 }
 
-Expected<bool> Coordinator::load() {
+Expected<bool> SearchState::load() {
   std::optional<CampaignRow> Row;
   R3_TRY(moveInto(H.campaign(), Row));
   bool Resumed = Row.has_value();
@@ -159,7 +159,7 @@ Expected<bool> Coordinator::load() {
   return Resumed;
 }
 
-Error Coordinator::loadKernel(const KernelSpec &Spec) {
+Error SearchState::loadKernel(const KernelSpec &Spec) {
   auto R = CaptureReader::open(Spec.Capture);
   if (!R)
     return R.takeError();
@@ -226,7 +226,7 @@ Error Coordinator::loadKernel(const KernelSpec &Spec) {
 }
 
 std::unique_ptr<search::Strategy>
-Coordinator::makeInner(unsigned Salt, const search::Space &Space) const {
+SearchState::makeInner(unsigned Salt, const search::Space &Space) const {
   search::StrategyOptions O;
   O.Seed = C.Seed * 1000003 + Salt;
   auto S = search::makeStrategy(C.Compiler.Strategy, Space, O);
@@ -235,7 +235,7 @@ Coordinator::makeInner(unsigned Salt, const search::Space &Space) const {
   return std::move(*S);
 }
 
-VariantState &Coordinator::addVariantState(KernelState &K, VariantRow Row,
+VariantState &SearchState::addVariantState(KernelState &K, VariantRow Row,
                                            search::SourceGenome G) {
   VariantState &V = K.Variants.emplace_back();
   V.Id = Row.Id;
@@ -258,7 +258,7 @@ VariantState &Coordinator::addVariantState(KernelState &K, VariantRow Row,
   return V;
 }
 
-Error Coordinator::rebuild(KernelState &K) {
+Error SearchState::rebuild(KernelState &K) {
   std::vector<VariantRow> Rows;
   R3_TRY(moveInto(H.variants(K.Id), Rows));
   if (Rows.empty()) {
@@ -355,7 +355,7 @@ static double descriptorValue(const std::string &Axis, const VariantState &V,
   return 0;
 }
 
-Error Coordinator::applyEvaluation(KernelState &K, VariantState &V,
+Error SearchState::applyEvaluation(KernelState &K, VariantState &V,
                                    const std::string &Level,
                                    const std::optional<search::Point> &P,
                                    int64_t CandidateId,
@@ -392,7 +392,7 @@ Error Coordinator::applyEvaluation(KernelState &K, VariantState &V,
   return Error::success();
 }
 
-void Coordinator::reportVariant(KernelState &K, VariantState &V) {
+void SearchState::reportVariant(KernelState &K, VariantState &V) {
   if (V.Reported)
     return;
   V.Reported = true;
@@ -410,7 +410,7 @@ void Coordinator::reportVariant(KernelState &K, VariantState &V) {
     Notes.push_back("cannot save the archive: " + Err.message());
 }
 
-Error Coordinator::saveArchive(KernelState &K) {
+Error SearchState::saveArchive(KernelState &K) {
   std::vector<ArchiveRow> Rows;
   const search::Archive &A = K.Evo->archive();
   for (unsigned I = 0; I < A.islands(); ++I)
@@ -420,9 +420,9 @@ Error Coordinator::saveArchive(KernelState &K) {
   return H.putArchive(K.Id, Rows);
 }
 
-bool Coordinator::budgetLeft() const { return Issued < C.Budget.Evaluations; }
+bool SearchState::budgetLeft() const { return Issued < C.Budget.Evaluations; }
 
-Expected<std::optional<InFlight>> Coordinator::innerJob(KernelState &K) {
+Expected<std::optional<InFlight>> SearchState::innerJob(KernelState &K) {
   for (VariantState &V : K.Variants) {
     while (V.SourceDone && !V.Dead && !V.Exhausted && V.Issued < V.Budget) {
       if (V.Proposed.empty()) {
@@ -476,7 +476,7 @@ unsigned KernelState::openVariants() const {
   return N;
 }
 
-Error Coordinator::seedInitial(KernelState &K) {
+Error SearchState::seedInitial(KernelState &K) {
   if (C.Target != Backend::Cuda || K.Variants.size() != 1)
     return Error::success(); // host campaigns start from the evolution's
   std::vector<search::Offspring> Kids(1);
@@ -489,7 +489,7 @@ Error Coordinator::seedInitial(KernelState &K) {
   return Error::success();
 }
 
-Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
+Expected<std::optional<InFlight>> SearchState::newVariantJob(KernelState &K) {
   bool Initial = K.Variants.size() == 1 && !K.Model.Files.empty();
   if (!K.Evo && !Initial)
     return std::optional<InFlight>();
@@ -533,7 +533,7 @@ Expected<std::optional<InFlight>> Coordinator::newVariantJob(KernelState &K) {
   return First;
 }
 
-std::vector<search::Offspring> Coordinator::takeChildren(KernelState &K,
+std::vector<search::Offspring> SearchState::takeChildren(KernelState &K,
                                                          bool Ask) {
   // LLM calls take seconds: the children of calls finished since the last
   // look come first, and one more is asked for only while the client has
@@ -549,7 +549,7 @@ std::vector<search::Offspring> Coordinator::takeChildren(KernelState &K,
 }
 
 Expected<std::vector<VariantState *>>
-Coordinator::addVariants(KernelState &K, std::vector<search::Offspring> &Kids) {
+SearchState::addVariants(KernelState &K, std::vector<search::Offspring> &Kids) {
   std::vector<VariantState *> Made;
   std::map<uint64_t, int64_t> Tags;
   for (search::Offspring &Kid : Kids) {
@@ -581,7 +581,7 @@ Coordinator::addVariants(KernelState &K, std::vector<search::Offspring> &Kids) {
   return Made;
 }
 
-Expected<std::optional<InFlight>> Coordinator::baselineJob(KernelState &K,
+Expected<std::optional<InFlight>> SearchState::baselineJob(KernelState &K,
                                                            unsigned W) {
   InFlight F;
   F.JobId = NextJob++;
@@ -593,7 +593,7 @@ Expected<std::optional<InFlight>> Coordinator::baselineJob(KernelState &K,
   return std::optional<InFlight>(std::move(F));
 }
 
-Expected<std::optional<InFlight>> Coordinator::requeued() {
+Expected<std::optional<InFlight>> SearchState::requeued() {
   Requeued Q = std::move(Queue.front());
   Queue.pop_front();
   KernelState &K = *Q.Kernel;
@@ -615,7 +615,7 @@ Expected<std::optional<InFlight>> Coordinator::requeued() {
   return std::optional<InFlight>(std::move(F));
 }
 
-void Coordinator::beginRound(unsigned Idle) {
+void SearchState::beginRound(unsigned Idle) {
   RoundLeft = std::max(1u, Idle);
   for (KernelState &K : Kernels)
     for (VariantState &V : K.Variants) {
@@ -625,7 +625,7 @@ void Coordinator::beginRound(unsigned Idle) {
     }
 }
 
-Expected<std::optional<InFlight>> Coordinator::next(unsigned W) {
+Expected<std::optional<InFlight>> SearchState::next(unsigned W) {
   std::optional<InFlight> F;
   // Each worker measures the baseline when it starts and again every
   // BaselineInterval evaluations, so speedups are ratios taken side by side.
@@ -668,7 +668,7 @@ Expected<std::optional<InFlight>> Coordinator::next(unsigned W) {
   return F;
 }
 
-Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
+Error SearchState::apply(InFlight &F, const WorkerResult &R, unsigned W,
                          const std::string &WorkerDevice) {
   TimingStats S = computeStatsMs(R.Result.TimesNs);
   KernelState &K = *F.Kernel;
@@ -736,7 +736,7 @@ Error Coordinator::apply(InFlight &F, const WorkerResult &R, unsigned W,
   return Error::success();
 }
 
-void Coordinator::giveBack(InFlight &F) {
+void SearchState::giveBack(InFlight &F) {
   if (!F.Candidate)
     return;
   CandidateRow Row;
@@ -745,7 +745,7 @@ void Coordinator::giveBack(InFlight &F) {
   Queue.push_front({F.Kernel, F.Variant, Row, F.Point});
 }
 
-std::optional<std::string> Coordinator::finished(size_t InFlightCount) const {
+std::optional<std::string> SearchState::finished(size_t InFlightCount) const {
   bool AllReached = !Kernels.empty();
   for (const KernelState &K : Kernels)
     AllReached &= K.targetReached(C.Budget.TargetSpeedup);
@@ -757,7 +757,7 @@ std::optional<std::string> Coordinator::finished(size_t InFlightCount) const {
   return std::nullopt;
 }
 
-TuneProgress Coordinator::progress() const {
+TuneProgress SearchState::progress() const {
   TuneProgress P;
   P.Done = Committed;
   P.Budget = C.Budget.Evaluations;
@@ -775,7 +775,7 @@ TuneProgress Coordinator::progress() const {
   return P;
 }
 
-std::vector<std::string> Coordinator::takeNotes() {
+std::vector<std::string> SearchState::takeNotes() {
   std::vector<std::string> Out;
   Out.swap(Notes);
   return Out;

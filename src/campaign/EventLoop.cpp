@@ -1,12 +1,12 @@
-// The coordinator's loop (see Engine.h): keeps every worker's queue full,
+// The coordinator's loop (see EventLoop.h): keeps every worker's queue full,
 // commits results as they arrive (one transaction per batch), restarts a
 // worker that dies and gives its jobs to the others, and stops cleanly when
 // asked: no new work, a grace period for what is in flight, a commit. The
 // workers are reached through links (Transport.h): processes on this node
 // over pipes, or the ranks of an MPI job.
-#include "campaign/Engine.h"
+#include "campaign/EventLoop.h"
 
-#include "campaign/Coordinator.h"
+#include "campaign/SearchState.h"
 #include "campaign/Transport.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
@@ -82,7 +82,7 @@ private:
   const TuneOptions &O;
   TuneObserver &Obs;
   History &H;
-  Coordinator Co;
+  SearchState Co;
   std::vector<WorkerSlot> Slots;
   Clock::time_point LastReport;
   unsigned Compilers = 1; ///< compile threads per worker

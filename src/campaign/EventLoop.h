@@ -1,6 +1,6 @@
-// The event loop of `r3 tune` (Engine.cpp): keeps the workers (Transport.h:
+// The event loop of `r3 tune` (EventLoop.cpp): keeps the workers (Transport.h:
 // processes over pipes, or MPI ranks) fed with the candidates the search
-// state (Coordinator.h) makes, and commits every result to the history as
+// state (SearchState.h) makes, and commits every result to the history as
 // it arrives. This header is the campaign's public face: what the command
 // passes in (TuneOptions), what it is told (TuneObserver) and what it gets
 // back (TuneSummary). For each

@@ -1,14 +1,14 @@
 // The search state of a campaign (internal to src/campaign): per kernel, its
 // baseline, its source variants and their inner-loop strategies; the
-// candidates in flight; the history it commits to. Coordinator.cpp builds
-// and applies (new candidates, results, a resume), CoordinatorJobs.cpp
-// makes the workers' jobs, CoordinatorLlm.cpp runs the LLM operator's
-// session; the event loop (Engine.h) drives it, and only it includes this
+// candidates in flight; the history it commits to. SearchState.cpp builds
+// and applies (new candidates, results, a resume), SearchStateJobs.cpp
+// makes the workers' jobs, SearchStateLlm.cpp runs the LLM operator's
+// session; the event loop (EventLoop.h) drives it, and only it includes this
 // header.
 #pragma once
 
 #include "campaign/Campaign.h"
-#include "campaign/Engine.h"
+#include "campaign/EventLoop.h"
 #include "campaign/History.h"
 #include "campaign/WorkerProtocol.h"
 #include "search/Strategy.h"
@@ -121,9 +121,9 @@ struct Requeued {
   std::optional<search::Point> Point;
 };
 
-class Coordinator {
+class SearchState {
 public:
-  Coordinator(const Campaign &C, History &H, unsigned Workers);
+  SearchState(const Campaign &C, History &H, unsigned Workers);
   /// Registers the kernels and rebuilds the state from the history; true when
   /// the history already held results.
   Expected<bool> load();
@@ -156,7 +156,7 @@ public:
   /// Ends the LLM calls in flight and records them (the campaign is over).
   Error closeLlm();
 
-  /// The facts a prompt gives about Parent (CoordinatorLlm.cpp).
+  /// The facts a prompt gives about Parent (SearchStateLlm.cpp).
   Expected<llm::ParentFacts> describeParent(KernelState &K,
                                             const search::Elite &Parent);
 
@@ -196,7 +196,7 @@ private:
   /// of its own on the CUDA backend, made before any other variant.
   Error seedInitial(KernelState &K);
   bool budgetLeft() const;
-  // CoordinatorLlm.cpp: the LLM operator's session and its records.
+  // SearchStateLlm.cpp: the LLM operator's session and its records.
   Error startLlm();
   void attachLlm(KernelState &K, double Rate);
   void noteLlmStop(KernelState &K);
@@ -226,7 +226,7 @@ private:
 };
 
 /// The recorded launch for a prompt: parameters, and regions read or
-/// written (CoordinatorLlm.cpp).
+/// written (SearchStateLlm.cpp).
 std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L);
 
 /// [[2],[0,5]]: the indices of a point, as stored in the history.

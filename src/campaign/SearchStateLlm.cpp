@@ -1,10 +1,10 @@
-// The coordinator's side of the LLM operator: the session (one client and
+// The search state's side of the LLM operator: the session (one client and
 // budget for all kernels, resumed with what the history already spent), the
 // facts each prompt gives about its parent (source, device, recorded
 // launch, measurements, the best so far, the lineage's failures), and the
 // record of every call in the history. The API key is read from the
 // environment here and handed to the client; nothing else ever sees it.
-#include "campaign/Coordinator.h"
+#include "campaign/SearchState.h"
 
 #include "campaign/Identity.h"
 #include "support/Diff.h"
@@ -26,13 +26,13 @@ namespace fs = std::filesystem;
 /// The kernel's facts for its operator: a view of the coordinator.
 class KernelFacts : public llm::LlmContext {
 public:
-  KernelFacts(Coordinator &Co, KernelState &K) : Co(Co), K(K) {}
+  KernelFacts(SearchState &Co, KernelState &K) : Co(Co), K(K) {}
   Expected<llm::ParentFacts> describe(const search::Elite &Parent) override {
     return Co.describeParent(K, Parent);
   }
 
 private:
-  Coordinator &Co;
+  SearchState &Co;
   KernelState &K;
 };
 
@@ -135,7 +135,7 @@ Expected<std::string> llmApiKey(const Campaign &C) {
   return std::string(Key);
 }
 
-Error Coordinator::startLlm() {
+Error SearchState::startLlm() {
   const LlmSpec &L = C.Llm;
   auto Op = std::find_if(C.Source.Operators.begin(), C.Source.Operators.end(),
                          [](const auto &P) { return P.first == "llm"; });
@@ -172,7 +172,7 @@ Error Coordinator::startLlm() {
   return Error::success();
 }
 
-void Coordinator::noteLlmStop(KernelState &K) {
+void SearchState::noteLlmStop(KernelState &K) {
   // A parent the operator cannot describe (its source no longer defines the
   // kernel, say) declines that request only; each reason is told once.
   if (K.Llm && !K.Llm->lastDecline().empty() && Llm &&
@@ -188,7 +188,7 @@ void Coordinator::noteLlmStop(KernelState &K) {
   }
 }
 
-void Coordinator::attachLlm(KernelState &K, double Rate) {
+void SearchState::attachLlm(KernelState &K, double Rate) {
   if (!Llm)
     return;
   K.LlmFacts = std::make_unique<KernelFacts>(*this, K);
@@ -198,7 +198,7 @@ void Coordinator::attachLlm(KernelState &K, double Rate) {
   K.Evo->addOperator(std::move(Op), Rate);
 }
 
-Error Coordinator::recordLlmCalls(
+Error SearchState::recordLlmCalls(
     KernelState &K, const std::map<uint64_t, int64_t> &TagToVariant) {
   if (!K.Llm)
     return Error::success();
@@ -233,7 +233,7 @@ Error Coordinator::recordLlmCalls(
   return Error::success();
 }
 
-Error Coordinator::rebuildLlm(KernelState &K) {
+Error SearchState::rebuildLlm(KernelState &K) {
   std::vector<LlmCallRow> Calls;
   R3_TRY(moveInto(H.llmCalls(K.Id), Calls));
   for (const LlmCallRow &R : Calls)
@@ -243,7 +243,7 @@ Error Coordinator::rebuildLlm(KernelState &K) {
   return Error::success();
 }
 
-void Coordinator::noteFailure(KernelState &K, const VariantState &V,
+void SearchState::noteFailure(KernelState &K, const VariantState &V,
                               const CandidateResult &R) {
   if (V.Recorded || R.Verified)
     return;
@@ -251,7 +251,7 @@ void Coordinator::noteFailure(KernelState &K, const VariantState &V,
       {V.Parents, failureKindName(R.Failure), R.Message});
 }
 
-std::string Coordinator::failuresFor(const KernelState &K,
+std::string SearchState::failuresFor(const KernelState &K,
                                      int64_t Parent) const {
   // The lineage: the parent and its ancestors.
   std::set<int64_t> Lineage;
@@ -277,7 +277,7 @@ std::string Coordinator::failuresFor(const KernelState &K,
   return Out;
 }
 
-std::string Coordinator::bestFacts(const KernelState &K, int64_t Parent) const {
+std::string SearchState::bestFacts(const KernelState &K, int64_t Parent) const {
   const VariantState *Best = nullptr, *Mine = nullptr;
   for (const VariantState &V : K.Variants) {
     if (!V.Recorded && V.BestMs && (!Best || *V.BestMs < *Best->BestMs))
@@ -314,7 +314,7 @@ std::string Coordinator::bestFacts(const KernelState &K, int64_t Parent) const {
 }
 
 Expected<llm::ParentFacts>
-Coordinator::describeParent(KernelState &K, const search::Elite &Parent) {
+SearchState::describeParent(KernelState &K, const search::Elite &Parent) {
   const VariantState *P = nullptr;
   for (const VariantState &V : K.Variants)
     if (V.Id == Parent.Id)
@@ -368,7 +368,7 @@ Coordinator::describeParent(KernelState &K, const search::Elite &Parent) {
   return F;
 }
 
-Error Coordinator::pumpLlm() {
+Error SearchState::pumpLlm() {
   if (!Llm)
     return Error::success();
   unsigned Room = std::max(1u, C.Llm.Concurrency);
@@ -385,7 +385,7 @@ Error Coordinator::pumpLlm() {
   return Error::success();
 }
 
-bool Coordinator::waiting() const {
+bool SearchState::waiting() const {
   if (!budgetLeft() || !Llm)
     return false;
   for (const KernelState &K : Kernels)
@@ -401,7 +401,7 @@ bool Coordinator::waiting() const {
   });
 }
 
-Error Coordinator::closeLlm() {
+Error SearchState::closeLlm() {
   if (!Llm)
     return Error::success();
   // cancelAll() returns once every call has its result; replies that

@@ -1,9 +1,9 @@
-// The candidates a coordinator sends (see Coordinator.h): a variant and its
+// The candidates the search state sends (see SearchState.h): a variant and its
 // settings made into a worker's job (the candidate, and the source with the
 // flags and compiler settings it compiles with), the settings as the history
 // stores them, the identity that keeps each candidate once, and which level
 // an inner candidate is credited to.
-#include "campaign/Coordinator.h"
+#include "campaign/SearchState.h"
 
 #include "campaign/Identity.h"
 #include "capture/CaptureReader.h"
@@ -63,7 +63,7 @@ Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
                    "' in the capture (it has ", join(Names, ", "), ")");
 }
 
-std::string Coordinator::settingsJson(const InnerSettings &S) const {
+std::string SearchState::settingsJson(const InnerSettings &S) const {
   json J = {{"pipeline", S.Pipeline}, {"codegen_opt", S.CodegenOpt}};
   if (C.Target == Backend::Cuda) {
     J["toolchain"] = S.Toolchain;
@@ -81,7 +81,7 @@ std::string Coordinator::settingsJson(const InnerSettings &S) const {
   return J.dump();
 }
 
-WorkerJob Coordinator::makeJob(const KernelState &K, const VariantState &V,
+WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
                                const InnerSettings &S) const {
   WorkerJob J;
   J.Capture = K.Spec->Capture;
@@ -137,7 +137,7 @@ WorkerJob Coordinator::makeJob(const KernelState &K, const VariantState &V,
 }
 
 Expected<std::optional<InFlight>>
-Coordinator::candidateJob(KernelState &K, VariantState &V,
+SearchState::candidateJob(KernelState &K, VariantState &V,
                           const std::string &Level, const std::string &Operator,
                           std::optional<int64_t> Parent,
                           std::optional<search::Point> P) {
