@@ -6,6 +6,7 @@
 // over pipes, or the ranks of an MPI job.
 #include "campaign/EventLoop.h"
 
+
 #include "campaign/SearchState.h"
 #include "campaign/Transport.h"
 #include "campaign/Worker.h"
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fcntl.h>
 #include <map>
@@ -280,6 +282,23 @@ Expected<TuneSummary> Loop::run() {
     return Resumed.takeError();
   }
   R3_TRY(H.commit());
+  // Under Slurm, which job and which of its runs this segment is (r3 slurm
+  // status lists them; a requeued job counts its restarts).
+  if (const char *Job = std::getenv("SLURM_JOB_ID")) {
+    auto Env = [](const char *Name) {
+      const char *V = std::getenv(Name);
+      return std::string(V ? V : "");
+    };
+    std::string What = std::string("job ") + Job + ", restart " +
+                       (Env("SLURM_RESTART_COUNT").empty()
+                            ? std::string("0")
+                            : Env("SLURM_RESTART_COUNT"));
+    if (!Env("SLURM_ARRAY_TASK_ID").empty())
+      What += ", array task " + Env("SLURM_ARRAY_TASK_ID");
+    if (!Env("R3_SLURM_SEGMENT").empty())
+      What += ", segment " + Env("R3_SLURM_SEGMENT");
+    R3_TRY(H.addEvent("slurm_segment", What));
+  }
   S.Resumed = *Resumed;
   if (S.Resumed)
     Obs.note("resuming " + H.path() + ": " + std::to_string(Co.committed()) +

@@ -707,6 +707,14 @@ Expected<std::optional<EventRow>> History::lastEvent(const std::string &Kind) {
   return first<EventRow>(S, readEvent);
 }
 
+Expected<std::vector<EventRow>> History::events(const std::string &Prefix) {
+  Statement S(Db, Path, "reading the events");
+  R3_TRY(S.prepare("SELECT id, at, kind, message FROM events "
+                   "WHERE substr(kind, 1, length(?1)) = ?1 ORDER BY id"));
+  S.bind(Prefix);
+  return collect<EventRow>(S, readEvent);
+}
+
 // --- copies ---
 
 Error History::backupTo(const std::string &Target) {

@@ -207,6 +207,8 @@ public:
                  std::optional<double> At = std::nullopt);
   /// The latest event of a kind (of any kind when Kind is empty).
   Expected<std::optional<EventRow>> lastEvent(const std::string &Kind = "");
+  /// Every event whose kind starts with Prefix (all when empty), in order.
+  Expected<std::vector<EventRow>> events(const std::string &Prefix = "");
 
   /// Stores a prompt under its hash (idempotent).
   Error putPrompt(const std::string &Hash, const std::string &Text);
