@@ -191,7 +191,7 @@ std::string selfExe() {
 struct SubmitPlan {
   std::string Chain = "requeue", Until = "complete", Time, JobName;
   long Seconds = 0, Margin = 300;
-  unsigned Nodes = 1, GpusPerNode = 0, MaxSegments = 0;
+  unsigned Nodes = 1, GpusPerNode = 0, MaxSegments = 0, Tasks = 1;
   std::optional<unsigned> Ntasks, CpusPerTask;
   std::vector<std::string> Directives, SrunArgs, TuneArgs;
   std::string Template;
@@ -294,13 +294,18 @@ Expected<SubmitPlan> submitPlan(const ParsedArgs &A, const Campaign &C) {
   if (auto It = A.Values.find("--sbatch-arg"); It != A.Values.end())
     for (const std::string &V : It->second)
       D(V);
+  P.Tasks = Tasks;
   if (Tasks > 1)
     P.SrunArgs.push_back("--mpi=pmix");
   if (Cuda && Tasks > 1)
     P.SrunArgs.push_back("--gpu-bind=none"); // r3 picks each rank's GPU
-  if (auto It = A.Values.find("--srun-arg"); It != A.Values.end())
+  if (auto It = A.Values.find("--srun-arg"); It != A.Values.end()) {
+    if (Tasks == 1)
+      return makeError("--srun-arg is for segments of several tasks; one "
+                       "task runs r3 in the batch script itself");
     for (const std::string &V : It->second)
       P.SrunArgs.push_back(V);
+  }
   for (const char *O : {"--budget", "--workers", "--grace", "--seed"})
     if (auto V = A.value(O)) {
       P.TuneArgs.push_back(O);
@@ -327,7 +332,9 @@ Expected<std::string> batchScript(const SubmitPlan &P, const ChainFiles &F) {
       {"@MARGIN@", std::to_string(P.Margin)},
       {"@JOBS_FILE@", shellQuote(F.Jobs)},
       {"@STOP_FILE@", shellQuote(F.Stop)},
-      {"@SRUN_ARGS@", Words(P.SrunArgs)},
+      {"@TASKS@", std::to_string(P.Tasks)},
+      // One task runs in the batch script itself: signals reach r3 alone.
+      {"@LAUNCH@", P.Tasks > 1 ? "srun " + Words(P.SrunArgs) + " " : ""},
       {"@TUNE_ARGS@", Words(P.TuneArgs)}};
   for (const auto &[Key, Value] : Fill)
     for (size_t At = Text.find(Key); At != std::string::npos;
@@ -622,7 +629,8 @@ CommandSpec slurmCommand() {
       "cancel DB",
       "submit writes campaign.slurm next to the campaign's database (from\n"
       "share/r3/scheduler/campaign.slurm, or --template) and submits it with\n"
-      "sbatch. Each segment runs `r3 tune` under srun; Slurm sends USR1\n"
+      "sbatch. Each segment runs `r3 tune` (under srun when it has several\n"
+      "tasks); Slurm sends USR1\n"
       "--signal-margin seconds before the time limit, r3 checkpoints and\n"
       "exits 75, and the chain goes on: the job requeues itself (requeue),\n"
       "the next of --max-segments jobs submitted with afterany dependencies\n"

@@ -9,6 +9,7 @@
 #include "replay/Server.h"
 #include "support/StringUtil.h"
 
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -100,6 +101,12 @@ int main(int Argc, char **Argv) {
     return ExitUsage;
   }
   const std::string First = Words.front();
+  // r3's helper processes leave stopping to the process that started them:
+  // a batch system signals every process of a job step (Slurm's USR1
+  // before the time limit reaches workers and servers too), and one that
+  // died of it would lose the evaluation in flight instead of finishing it.
+  if (First.starts_with("__"))
+    std::signal(SIGUSR1, SIG_IGN);
   if (First == "__replay-server")
     return runReplayServerCommand(Words);
   if (First == "__tune-worker")

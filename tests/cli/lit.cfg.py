@@ -25,6 +25,12 @@ config.environment["NO_COLOR"] = "1"
 for _var in ("R3_CLANG", "R3_CUDA_PATH", "R3_NVCC", "CUDA_VISIBLE_DEVICES"):
     if _var in os.environ:
         config.environment[_var] = os.environ[_var]
+# A running Slurm cluster (scripts/slurm-test-cluster, which scripts/check
+# starts): its configuration, for every Slurm command the tests run.
+if os.environ.get("SLURM_CONF") and os.path.exists(os.environ["SLURM_CONF"]) \
+        and shutil.which("sbatch"):
+    config.environment["SLURM_CONF"] = os.environ["SLURM_CONF"]
+    config.available_features.add("slurm")
 # The machine's MPI settings (a machine without ssh sets the launch agent
 # this way, or mpirun refuses to start even ranks on its own node).
 for _var in os.environ:
