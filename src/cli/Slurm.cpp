@@ -496,12 +496,13 @@ int runChainStatus(const ParsedArgs &A) {
     std::printf("cancelled: yes (r3 slurm cancel)\n");
   std::printf("%-12s %-10s %-20s %-20s %-6s %s\n", "job", "state", "start",
               "end", "exit", "requeues");
-  auto Out = slurm({"scontrol", "show", "job", "-o", join(Ids, ",")},
-                   "to show the chain's jobs");
   // Jobs Slurm has forgotten (past MinJobAge) are listed without details.
   std::vector<std::map<std::string, std::string>> Jobs;
-  if (Out)
-    Jobs = scontrolJobs(*Out);
+  for (const std::string &Id : Ids)
+    if (auto Out = slurm({"scontrol", "show", "job", "-o", Id},
+                         "to show the chain's jobs"))
+      for (auto &J : scontrolJobs(*Out))
+        Jobs.push_back(std::move(J));
   for (const std::string &Id : Ids) {
     bool Seen = false;
     for (auto &J : Jobs) {
