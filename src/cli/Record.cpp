@@ -20,6 +20,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,6 +29,7 @@
 namespace r3::cli {
 
 namespace {
+namespace fs = std::filesystem;
 /// How receiveCapture says the stream ended without Done.
 constexpr std::string_view StreamEndedEarly =
     "the recorded process ended before recording finished";
@@ -324,8 +327,61 @@ int run(RecordPlan &P) {
   return report(R, P, Path, *Status);
 }
 
+/// When the application is a parallel launcher (mpirun, srun, ...), its
+/// ranks are not children that inherit the record stream: r3 would run the
+/// job and see no kernel. The error gives the command line that works, r3
+/// record under the launcher with one capture per rank.
+Error refuseLauncher(const ParsedArgs &A) {
+  static const std::set<std::string> Launchers = {
+      "mpirun", "mpiexec", "orterun", "prterun", "mpiexec.hydra",
+      "srun",   "aprun",   "jsrun"};
+  const std::vector<std::string> &T = A.Trailing;
+  if (T.empty())
+    return Error::success(); // planOptions says what is missing
+  std::string Name = fs::path(T.front()).filename().string();
+  if (!Launchers.count(Name))
+    return Error::success();
+  // The launcher's own options: "-x VALUE", "--opt=value", "--mca K V", and
+  // the flags that take no value.
+  static const std::set<std::string> Flags = {
+      "--oversubscribe", "--allow-run-as-root", "--report-bindings",
+      "--tag-output",    "--timestamp-output",  "--exclusive",
+      "-l",              "--label",             "-v",
+      "--verbose",       "-q",                  "--quiet"};
+  size_t I = 1;
+  while (I < T.size() && T[I].size() > 1 && T[I][0] == '-') {
+    const std::string &W = T[I++];
+    if (W.find('=') != std::string::npos || Flags.count(W))
+      continue;
+    I += (W == "--mca" || W == "-mca" || W == "--gmca") ? 2 : 1;
+  }
+  std::vector<std::string> Launch(T.begin(), T.begin() + std::min(I, T.size()));
+  std::vector<std::string> App(T.begin() + std::min(I, T.size()), T.end());
+  std::string Mine;
+  for (const auto &[Option, Values] : A.Values)
+    for (const std::string &V : Values) {
+      std::string Value = V;
+      if (Option == "--output" && V.find("%r") == std::string::npos) {
+        fs::path P(V);
+        Value = (P.parent_path() /
+                 (P.stem().string() + "-%r" + P.extension().string()))
+                    .string();
+      }
+      Mine += " " + Option + (Value.empty() ? "" : " " + Value);
+    }
+  return makeError(
+      "the application is the launcher '", Name,
+      "': its ranks do not inherit r3's record stream, so nothing would be "
+      "recorded. Run r3 record under the launcher instead, one capture per "
+      "rank (%r in -o is the rank):\n  ",
+      join(Launch, " "), " r3 record", Mine, " -- ",
+      App.empty() ? std::string("APP ARGS") : join(App, " "));
+}
+
 int runRecord(const ParsedArgs &A) {
   RecordPlan P;
+  if (Error E = refuseLauncher(A))
+    return usageError(E.message(), "record");
   if (Error E = planOptions(A, P))
     return usageError(E.message(), "record");
   auto Program = resolveProgram(A.Trailing.front());
