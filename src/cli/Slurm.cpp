@@ -306,6 +306,9 @@ Expected<SubmitPlan> submitPlan(const ParsedArgs &A, const Campaign &C) {
     for (const std::string &V : It->second)
       P.SrunArgs.push_back(V);
   }
+  if (Tasks > 1 && A.has("--workers"))
+    return makeError("--workers is for segments of one task: across ",
+                     Tasks, " tasks every rank but rank 0 is a worker");
   for (const char *O : {"--budget", "--workers", "--grace", "--seed"})
     if (auto V = A.value(O)) {
       P.TuneArgs.push_back(O);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drives a chain of `r3 slurm submit` on a real Slurm and checks the history.
 
-  chain.py R3 CAMPAIGN MODE --budget N --per-segment K [--kill]
+  chain.py R3 CAMPAIGN MODE --budget N --per-segment K [--ntasks T] [--kill]
 
 MODE is requeue, dependency or array. Each segment is stopped once it has
 committed K more evaluations: with `scancel --signal=USR1 --batch` (what
@@ -74,7 +74,9 @@ def main():
     jobs_file = os.path.join(folder, "campaign.slurm.jobs")
     sub = sh(r3, "slurm", "submit", campaign, "--time", "10:00",
              "--signal-margin", "60", "--chain", mode, "--max-segments", "8",
-             "--budget", str(budget), "--workers", "1")
+             "--budget", str(budget),
+             *(["--ntasks", opts["--ntasks"]] if "--ntasks" in opts else
+               ["--workers", "1"]))
     if sub.returncode != 0:
         fail("r3 slurm submit: " + sub.stdout + sub.stderr)
     jobs = open(jobs_file).read().split()
@@ -89,7 +91,7 @@ def main():
         # done its share, so that a fast segment is caught in time.
         have = committed(db)
         if len(have) < len(before) + per or len(have) >= budget:
-            if len(have) >= budget and not active(jobs):
+            if not active(jobs):
                 break
             time.sleep(0.05)
             continue
@@ -142,6 +144,13 @@ def main():
           (len(final), state))
     print("segments: %s" % ("at least 3" if len(segments) >= 3 else
                             str(len(segments))))
+    if "--ntasks" in opts:
+        con = sqlite3.connect(db)
+        ranks = sorted({r[0].split("(rank ")[1].split(" ")[0] for r in
+                        con.execute("SELECT device FROM evaluations")
+                        if "(rank " in r[0]})
+        con.close()
+        print("worker ranks: " + " ".join(ranks))
     if mode == "requeue":
         restarts = sorted({s.split("restart ")[1].split(",")[0]
                            for s in segments})
