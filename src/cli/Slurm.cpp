@@ -156,23 +156,31 @@ std::vector<std::string> readJobs(const ChainFiles &F) {
 }
 
 /// The chain's jobs Slurm still has queued or running (array tasks count
-/// as their array).
-Expected<std::vector<std::string>> activeJobs(const ChainFiles &F) {
+/// as their array); with Running, only those running, by their own ids
+/// ("123", or "123_4" for an array task). This user's jobs are listed
+/// whole: squeue -j fails outright once the ids are forgotten.
+Expected<std::vector<std::string>> activeJobs(const ChainFiles &F,
+                                              bool Running = false) {
   std::vector<std::string> Ids = readJobs(F), Active;
   if (Ids.empty())
     return Active;
   std::string Out;
-  R3_TRY(moveInto(slurm({"squeue", "-h", "-o", "%i %F", "-j", join(Ids, ",")},
+  R3_TRY(moveInto(slurm({"squeue", "-h", "--me", "-o", "%i %F %T"},
                         "to list the chain's jobs"),
                   Out));
   for (const std::string &Line : split(Out, '\n')) {
     std::istringstream L(Line);
-    std::string Id, ArrayId;
-    L >> Id >> ArrayId;
-    for (const std::string &J : Ids)
-      if (J == Id || J == ArrayId || Id.rfind(J + "_", 0) == 0)
-        if (std::find(Active.begin(), Active.end(), J) == Active.end())
-          Active.push_back(J);
+    std::string Id, ArrayId, State;
+    L >> Id >> ArrayId >> State;
+    if (Running && State != "RUNNING")
+      continue;
+    for (const std::string &J : Ids) {
+      if (J != Id && J != ArrayId && Id.rfind(J + "_", 0) != 0)
+        continue;
+      const std::string &Name = Running ? Id : J;
+      if (std::find(Active.begin(), Active.end(), Name) == Active.end())
+        Active.push_back(Name);
+    }
   }
   return Active;
 }
@@ -569,25 +577,18 @@ int runCancel(const ParsedArgs &A) {
     return ExitSuccess;
   }
   // USR1 to the running segment's script: it checkpoints (exit 75).
-  std::string Running;
-  if (auto Out = slurm({"squeue", "-h", "-t", "RUNNING", "-o", "%i", "-j",
-                        join(*Active, ",")},
-                       "to list the running jobs");
-      Out)
-    for (const std::string &Line : split(*Out, '\n'))
-      if (!trimmed(Line).empty()) {
-        Running = trimmed(Line);
-        (void)slurm({"scancel", "--signal=USR1", "--batch", Running},
-                    "to signal the running segment");
-        std::printf("r3: asked job %s to checkpoint (USR1)\n",
-                    Running.c_str());
-      }
+  auto Running = activeJobs(*F, /*Running=*/true);
+  if (!Running)
+    return fail(Running.error());
+  for (const std::string &Id : *Running) {
+    (void)slurm({"scancel", "--signal=USR1", "--batch", Id},
+                "to signal the running segment");
+    std::printf("r3: asked job %s to checkpoint (USR1)\n", Id.c_str());
+  }
   auto Deadline = std::chrono::steady_clock::now() + std::chrono::seconds(Grace);
-  while (!Running.empty() && std::chrono::steady_clock::now() < Deadline) {
-    auto Out = slurm({"squeue", "-h", "-t", "RUNNING", "-o", "%i", "-j",
-                      Running},
-                     "to follow the running segment");
-    if (!Out || trimmed(*Out).empty())
+  while (!Running->empty() && std::chrono::steady_clock::now() < Deadline) {
+    auto Now = activeJobs(*F, /*Running=*/true);
+    if (!Now || Now->empty())
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
