@@ -25,6 +25,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -608,12 +609,118 @@ int runCancel(const ParsedArgs &A) {
   return ExitSuccess;
 }
 
+/// `r3 slurm record ... -- APP ARGS`: a job that records the application
+/// under srun, one capture per task (%r in -o is the rank).
+int runRecordJob(const ParsedArgs &A) {
+  if (A.Positional.size() != 1)
+    return usageError("'r3 slurm record' takes the application after '--'",
+                      "slurm");
+  if (A.Trailing.empty())
+    return usageError("no application to record: give it after '--', as in "
+                      "r3 slurm record --time 30:00 --ntasks 4 -k REGEX -o "
+                      "cap-%r.h5 -- ./app ARGS",
+                      "slurm");
+  auto Out = A.value("--output");
+  if (!Out)
+    return usageError("-o OUT.h5 is required: the captures to write (%r is "
+                      "the task's rank, one capture each)",
+                      "slurm");
+  if (!A.value("--time"))
+    return usageError("r3 slurm record needs --time (the job's time limit)",
+                      "slurm");
+  if (auto S = slurmSeconds(*A.value("--time")); !S)
+    return usageError(S.error().message(), "slurm");
+  unsigned Nodes, Tasks, Gpus;
+  for (auto [Name, Into, Default, Min] :
+       {std::tuple{"--nodes", &Nodes, 1u, 1u},
+        std::tuple{"--ntasks", &Tasks, 1u, 1u},
+        std::tuple{"--gpus-per-node", &Gpus, 0u, 0u}})
+    if (auto N = countOption(A, Name, Default, Min); N)
+      *Into = *N;
+    else
+      return usageError(N.error().message(), "slurm");
+  if (Tasks > 1 && Out->find("%r") == std::string::npos)
+    return usageError("-o '" + *Out + "' would be written by all " +
+                          std::to_string(Tasks) +
+                          " tasks: put %r (the rank) in it, as in cap-%r.h5",
+                      "slurm");
+  std::string Dir = fs::current_path().string();
+  std::string Name = A.value("--job-name").value_or("r3-record");
+  std::string Script = (fs::path(Dir) / "record.slurm").string();
+  std::vector<std::string> Lines = {
+      "#!/bin/bash",
+      "# Records " + join(A.Trailing, " ") +
+          " under srun, one capture per task; written by `r3 slurm record`.",
+      "#SBATCH --job-name=" + Name,
+      "#SBATCH --time=" + *A.value("--time"),
+      "#SBATCH --nodes=" + std::to_string(Nodes),
+      "#SBATCH --ntasks=" + std::to_string(Tasks),
+      "#SBATCH --output=" + (fs::path(Dir) / "record.slurm.log").string()};
+  if (Gpus)
+    Lines.push_back("#SBATCH --gpus-per-node=" + std::to_string(Gpus));
+  if (auto C = A.value("--cpus-per-task"))
+    Lines.push_back("#SBATCH --cpus-per-task=" + *C);
+  for (const char *O : {"--partition", "--account", "--qos", "--constraint"})
+    if (auto V = A.value(O))
+      Lines.push_back("#SBATCH " + std::string(O) + "=" + *V);
+  if (auto It = A.Values.find("--sbatch-arg"); It != A.Values.end())
+    for (const std::string &V : It->second)
+      Lines.push_back("#SBATCH " + V);
+  std::vector<std::string> Step = {"srun"};
+  if (auto It = A.Values.find("--srun-arg"); It != A.Values.end())
+    Step.insert(Step.end(), It->second.begin(), It->second.end());
+  Step.push_back(selfExe());
+  Step.push_back("record");
+  if (auto It = A.Values.find("--kernel"); It != A.Values.end())
+    for (const std::string &K : It->second) {
+      Step.push_back("--kernel");
+      Step.push_back(K);
+    }
+  Step.push_back("--output");
+  Step.push_back(*Out);
+  if (auto It = A.Values.find("--record-arg"); It != A.Values.end())
+    Step.insert(Step.end(), It->second.begin(), It->second.end());
+  Step.push_back("--");
+  Step.insert(Step.end(), A.Trailing.begin(), A.Trailing.end());
+  std::string Command;
+  for (const std::string &W : Step)
+    Command += (Command.empty() ? "" : " ") + shellQuote(W);
+  Lines.push_back("cd " + shellQuote(Dir));
+  Lines.push_back(Command);
+  std::string Text = join(Lines, "\n") + "\n";
+  if (A.has("--dry-run")) {
+    std::printf("%s", Text.c_str());
+    return ExitSuccess;
+  }
+  if (Error E = needSlurm("sbatch"))
+    return fail(E);
+  if (Error E = writeFileAtomically(Script, Text))
+    return fail(E);
+  auto Got = slurm({"sbatch", "--parsable", Script}, "the recording job");
+  if (Got)
+    Got = parsableId(*Got);
+  if (!Got)
+    return fail(Got.error());
+  std::printf("r3: submitted job %s: %s\n"
+              "r3: it writes %s (its log: %s); 'r3 inspect' a capture once "
+              "the job is done\n",
+              Got->c_str(), Script.c_str(), Out->c_str(),
+              (fs::path(Dir) / "record.slurm.log").c_str());
+  return ExitSuccess;
+}
+
 int runSlurm(const ParsedArgs &A) {
   if (A.Positional.empty())
-    return usageError("'r3 slurm' needs a subcommand: submit, status or "
-                      "cancel",
+    return usageError("'r3 slurm' needs a subcommand: submit, status, "
+                      "cancel or record",
                       "slurm");
   const std::string &Sub = A.Positional[0];
+  if (Sub == "record")
+    return runRecordJob(A);
+  if (!A.Trailing.empty())
+    return usageError("only 'r3 slurm record' takes an application after "
+                      "'--'",
+                      "slurm");
   if (Sub == "submit")
     return runSubmit(A);
   if (Sub == "status")
@@ -621,7 +728,7 @@ int runSlurm(const ParsedArgs &A) {
   if (Sub == "cancel")
     return runCancel(A);
   return usageError("unknown 'r3 slurm' subcommand '" + Sub +
-                        "' (submit, status or cancel)",
+                        "' (submit, status, cancel or record)",
                     "slurm");
 }
 } // namespace
@@ -631,7 +738,7 @@ CommandSpec slurmCommand() {
       "slurm",
       "run a campaign as a chain of Slurm jobs that checkpoint and go on",
       "submit CAMPAIGN.toml --time D-HH:MM:SS [options] | status DB | "
-      "cancel DB",
+      "cancel DB | record --time T [options] -o OUT-%r.h5 -- APP ARGS",
       "submit writes campaign.slurm next to the campaign's database (from\n"
       "share/r3/scheduler/campaign.slurm, or --template) and submits it with\n"
       "sbatch. Each segment runs `r3 tune` (under srun when it has several\n"
@@ -646,7 +753,9 @@ CommandSpec slurmCommand() {
       "cancel checkpoints the running segment (USR1) and cancels the rest.\n"
       "On several nodes a CUDA campaign runs one rank per GPU and a\n"
       "coordinating rank (srun --mpi=pmix --gpu-bind=none; r3 picks each\n"
-      "rank's GPU). docs/slurm.md has a worked example.",
+      "rank's GPU). record writes record.slurm in this folder and submits a\n"
+      "job that runs `r3 record` under srun, one capture per task (%r in -o\n"
+      "is the rank). docs/slurm.md has a worked example.",
       {{"--time", "", Arity::Value, "D-HH:MM:SS", "each segment's time limit"},
        {"--nodes", "", Arity::Value, "N", "nodes a segment runs on (default 1)"},
        {"--gpus-per-node", "", Arity::Value, "G",
@@ -681,8 +790,14 @@ CommandSpec slurmCommand() {
        {"--grace", "", Arity::Value, "SECONDS",
         "r3 tune --grace; for cancel, how long the segment may take to "
         "checkpoint (default 120)"},
-       {"--seed", "", Arity::Value, "N", "r3 tune --seed"}},
-      false,
+       {"--seed", "", Arity::Value, "N", "r3 tune --seed"},
+       {"--kernel", "-k", Arity::Value, "REGEX",
+        "record: the kernels to record (repeatable)"},
+       {"--output", "-o", Arity::Value, "OUT.h5",
+        "record: the captures (%r: the task's rank)"},
+       {"--record-arg", "", Arity::Value, "ARG",
+        "record: another r3 record argument (repeatable)"}},
+      true,
       runSlurm};
 }
 
