@@ -139,6 +139,12 @@ def main():
     con.close()
     if len(ids) != len(set(ids)):
         fail("an identity was evaluated twice")
+    if state != "complete" or len(final) != budget:
+        fail("the chain ended with the campaign %s after %d of %d "
+             "evaluations; the log says: %s" % (
+                 state, len(final), budget,
+                 [l for l in open(os.path.join(folder, "campaign.slurm.log"))
+                  if l.startswith("r3-slurm")][-1:]))
     print("stops: %s" % ("at least 2" if stops >= 2 else str(stops)))
     print("final: %d evaluations, state %s, no repeated identity" %
           (len(final), state))
