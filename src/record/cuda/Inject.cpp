@@ -251,10 +251,21 @@ std::string noLaunchMessage() {
             std::to_string(K->Launches) +
             (K->Launches == 1 ? " launch)" : " launches)");
   }
-  return "no launch of " + (Patterns.empty() ? "a kernel" : Patterns) +
-         " was seen" + (SelectedRan ? " in the selected launch range" : "") +
-         " (" + (Seen.empty() ? "no kernel ran" : "kernels seen: " + Seen) +
-         ")";
+  std::string Out =
+      "no launch of " + (Patterns.empty() ? "a kernel" : Patterns) +
+      " was seen" + (SelectedRan ? " in the selected launch range" : "") +
+      " (" + (Seen.empty() ? "no kernel ran" : "kernels seen: " + Seen) + ")";
+  if (SelectedRan) {
+    Out += "; launches are counted from 0:";
+    for (const KernelState *K : State->Order)
+      if (K->Selected && K->Launches > 0)
+        Out += " '" + display(K->Name) + "' was launched " +
+               (K->Launches == 1 ? std::string("once (launch 0)")
+                                 : std::to_string(K->Launches) +
+                                       " times (launches 0 to " +
+                                       std::to_string(K->Launches - 1) + ")");
+  }
+  return Out;
 }
 
 /// A selected kernel that ran inside a CUDA graph makes the capture

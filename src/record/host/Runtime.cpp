@@ -327,11 +327,23 @@ std::string noLaunchMessage() {
     Seen += (Seen.empty() ? "" : ", ") + displayName(*S) + " (" +
             std::to_string(S->Calls) + (S->Calls == 1 ? " call)" : " calls)");
   }
-  return "no launch of " + quotedPatterns() + " was seen" +
-         (SelectedRan ? " in the selected launch range" : "") + " (" +
-         (Seen.empty() ? "no instrumented kernel ran"
-                       : "kernels seen: " + Seen) +
-         ")";
+  std::string Out = "no launch of " + quotedPatterns() + " was seen" +
+                    (SelectedRan ? " in the selected launch range" : "") +
+                    " (" +
+                    (Seen.empty() ? "no instrumented kernel ran"
+                                  : "kernels seen: " + Seen) +
+                    ")";
+  if (SelectedRan) {
+    Out += "; launches are counted from 0:";
+    for (const KernelState *S : R->Kernels)
+      if (S->Selected && S->Calls > 0)
+        Out += " '" + displayName(*S) + "' was launched " +
+               (S->Calls == 1 ? std::string("once (launch 0)")
+                              : std::to_string(S->Calls) +
+                                    " times (launches 0 to " +
+                                    std::to_string(S->Calls - 1) + ")");
+  }
+  return Out;
 }
 
 Error sendDurations() {
