@@ -2,7 +2,7 @@
 """check-export.py R3 DIR ORIGINAL: what `r3 export` wrote into DIR holds
 up. settings.toml says what settings.json says; the exported source,
 compiled with the exported flags and replayed with the exported pipeline
-and codegen level, verifies and runs about as fast as the history says; and
+and codegen level, verifies and runs with those settings; and
 the exported diff, applied to a copy of ORIGINAL (the kernel's source file),
 gives the exported source."""
 import json
@@ -48,15 +48,18 @@ run = subprocess.run(cmd, capture_output=True, text=True)
 results = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
 if run.returncode != 0 or not results or not all(r["verified"] for r in results):
     sys.exit("FAIL: %s exited %d: %s %s" % (shlex.join(cmd), run.returncode, run.stdout, run.stderr))
-replayed = sum(r["median_ms"] for r in results)
-# The history's median and this one are taken minutes apart on a shared,
-# noisy machine (other builds and tests run beside this one): only a factor
-# of 3 either way says the exported settings are not those of the best.
-ratio = replayed / settings["median_ms"]
-if not 1 / 3 <= ratio <= 3:
-    sys.exit("FAIL: replayed median %.4g ms vs %.4g ms in the history (x%.2f)" %
-             (replayed, settings["median_ms"], ratio))
-print("ok: the replay verifies, median within x3 of the history's")
+# What ran is what the history's best ran: the same pipeline and code
+# generation level (times are not compared: they are taken minutes apart on
+# a shared machine, and a test must not depend on its load).
+for r in results:
+    if r["pipeline"] != settings["pipeline"] or \
+            r["codegen_opt"] != settings["codegen_opt"]:
+        sys.exit("FAIL: the replay ran pipeline %r at -O%s, the export says "
+                 "%r at -O%s" % (r["pipeline"], r["codegen_opt"],
+                                 settings["pipeline"], settings["codegen_opt"]))
+if not settings["median_ms"] > 0:
+    sys.exit("FAIL: the export's median_ms is %r" % settings["median_ms"])
+print("ok: the replay verifies with the exported pipeline and codegen level")
 
 # The diff takes the original source to the exported one.
 if settings["source"]:
