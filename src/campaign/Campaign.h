@@ -127,6 +127,9 @@ struct Campaign {
   std::string Dir;      ///< its folder (absolute)
   std::string Text;     ///< the file's text, stored in the history
   std::string Database; ///< absolute
+  /// Captures named but not there yet, as written (loadCampaign's
+  /// MissingCapturesOk; empty otherwise).
+  std::vector<std::string> MissingCaptures;
   Backend Target = Backend::Host;
   uint64_t Seed = 1;
   unsigned Workers = 0; ///< 0: the default (one per GPU / spare core)
@@ -152,12 +155,16 @@ Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
 std::string launchRuleText(const std::string &CampaignRule);
 
 /// Reads and validates a campaign file. The error holds every mistake, one
-/// per line, each "PATH:LINE:COL: message".
-Expected<Campaign> loadCampaign(const std::string &Path);
+/// per line, each "PATH:LINE:COL: message". With MissingCapturesOk, a
+/// capture that does not exist yet is listed in Campaign::MissingCaptures
+/// instead (a dry run before the recipe has recorded it).
+Expected<Campaign> loadCampaign(const std::string &Path,
+                                bool MissingCapturesOk = false);
 /// The same from text (Path only names it in messages and resolves relative
 /// paths against its folder).
 Expected<Campaign> parseCampaign(const std::string &Text,
-                                 const std::string &Path);
+                                 const std::string &Path,
+                                 bool MissingCapturesOk = false);
 
 /// The inner loop's space (compiler × launch) of a campaign: one parameter
 /// per domain with more than one value, in a fixed order; names are the

@@ -236,7 +236,16 @@ KernelSpec readKernel(Reader &R, const Section &S) {
                   "compile_commands", "grid_rule", "verify", "knobs"});
   KernelSpec K;
   R.read(S, "name", K.Name, R.element(&Reader::string));
-  R.read(S, "capture", K.Capture, R.element(&Reader::path));
+  if (R.MissingCapturesOk)
+    if (const toml::node *N = S.get("capture"))
+      if (auto Given = R.string(*N, "'capture'"))
+        if (!pathExists(R.resolve(*Given))) {
+          R.MissingCaptures.push_back(*Given);
+          R.MissingCaptureNodes.push_back(N);
+          K.Capture = R.resolve(*Given);
+        }
+  if (K.Capture.empty())
+    R.read(S, "capture", K.Capture, R.element(&Reader::path));
   for (const char *Required : {"name", "capture"})
     if (!S.get(Required))
       R.D.at(S.T, "[[kernel]] needs '" + std::string(Required) + "'");
@@ -740,7 +749,8 @@ void readCampaign(Reader &R, const toml::table &Root, Campaign &C) {
 } // namespace
 
 Expected<Campaign> parseCampaign(const std::string &Text,
-                                 const std::string &Path) {
+                                 const std::string &Path,
+                                 bool MissingCapturesOk) {
   Campaign C;
   C.Path = Path;
   C.Text = Text;
@@ -754,20 +764,27 @@ Expected<Campaign> parseCampaign(const std::string &Text,
     return D.take(Path);
   }
   Reader R(D, C.Dir);
+  R.MissingCapturesOk = MissingCapturesOk;
   readCampaign(R, Root, C);
-  if (!D.empty())
+  if (!D.empty()) {
+    // Among other mistakes a missing capture is one more, where it is named.
+    for (const toml::node *N : R.MissingCaptureNodes)
+      R.path(*N, "'capture'");
     return D.take(Path);
+  }
+  C.MissingCaptures = std::move(R.MissingCaptures);
   return C;
 }
 
-Expected<Campaign> loadCampaign(const std::string &Path) {
+Expected<Campaign> loadCampaign(const std::string &Path,
+                                bool MissingCapturesOk) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
     return makeError(Path, ": cannot read the campaign file: ",
                      pathExists(Path) ? "permission denied" : "no such file");
   std::ostringstream Text;
   Text << In.rdbuf();
-  return parseCampaign(Text.str(), Path);
+  return parseCampaign(Text.str(), Path, MissingCapturesOk);
 }
 
 } // namespace r3

@@ -139,6 +139,11 @@ enum class Bound { AtLeast, Above };
 class Reader {
 public:
   Reader(Diagnostics &D, std::string Dir) : D(D), Dir(std::move(Dir)) {}
+  /// A capture that does not exist yet is noted in MissingCaptures rather
+  /// than reported (a dry run before the recipe recorded it).
+  bool MissingCapturesOk = false;
+  std::vector<std::string> MissingCaptures;
+  std::vector<const toml::node *> MissingCaptureNodes; ///< where each is named
 
   Diagnostics &D;
   std::string Dir;

@@ -13,6 +13,7 @@
 #include "support/StringUtil.h"
 
 #include <chrono>
+#include <filesystem>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 namespace r3::cli {
 
 namespace {
+namespace fs = std::filesystem;
 std::string duration(double Seconds) {
   char Buf[32];
   if (Seconds < 120)
@@ -111,7 +113,16 @@ int dryRun(const Campaign &C) {
     std::printf("%s\n", Line.c_str());
   std::printf("database: %s%s\n", C.Database.c_str(),
               pathExists(C.Database) ? " (exists: r3 tune resumes it)" : "");
-  return ExitSuccess;
+  // Everything else is valid; the campaign cannot run until its captures
+  // are recorded.
+  bool Recipe = pathExists((fs::path(C.Dir) / "build.sh").string());
+  for (const std::string &Missing : C.MissingCaptures)
+    printError(C.Path + ": the capture " + Missing +
+               " does not exist yet: " +
+               (Recipe ? "./build.sh beside the campaign records it"
+                       : "record it with r3 record -o " + Missing +
+                             " -- APP ARGS"));
+  return C.MissingCaptures.empty() ? ExitSuccess : ExitFailure;
 }
 
 void printSummary(const TuneSummary &S, const Campaign &C) {
@@ -203,7 +214,8 @@ int runTune(const ParsedArgs &A) {
   TuneOptions O;
   if (Error E = parseOptions(A, O))
     return usageError(E.message(), "tune");
-  auto C = loadCampaign(A.Positional[0]);
+  auto C = loadCampaign(A.Positional[0],
+                        /*MissingCapturesOk=*/A.has("--dry-run"));
   if (!C) {
     for (const std::string &Line : split(C.error().message(), '\n'))
       printError(Line);
