@@ -16,12 +16,12 @@
 
 #include "campaign/HistorySchema.h"
 #include "campaign/HistorySql.h"
+#include "support/Machine.h"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <concepts>
 #include <fcntl.h>
@@ -35,11 +35,6 @@ using namespace detail;
 
 namespace {
 using nlohmann::json;
-
-double nowSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 std::optional<CandidateState> parseCandidateState(const std::string &S) {
   for (CandidateState C : {CandidateState::Queued, CandidateState::Running,

@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,11 +24,6 @@ namespace r3 {
 namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-double nowSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 /// A source variant's compile report, for the prompts of its children.
 std::string compileReport(const CandidateResult &R) {
@@ -96,27 +90,28 @@ Expected<search::Point> parsePointJson(const std::string &Text) {
 }
 
 std::optional<double> KernelState::baselineMs() const {
-  auto It = DeviceBaselines.find(ReferenceDevice);
-  if (It == DeviceBaselines.end() || It->second.empty())
+  auto It = DeviceMedians.find(ReferenceDevice);
+  if (It == DeviceMedians.end())
     return std::nullopt;
-  return computeStats(It->second).Median;
+  return It->second;
 }
 
 void KernelState::addBaseline(const std::string &Device, double Ms) {
   if (DeviceBaselines.empty())
     ReferenceDevice = Device;
-  DeviceBaselines[Device].push_back(Ms);
+  std::vector<double> &Mine = DeviceBaselines[Device];
+  Mine.push_back(Ms);
+  DeviceMedians[Device] = computeStats(Mine).Median;
 }
 
 double KernelState::deviceScale(const std::string &Device) const {
   if (Device == ReferenceDevice)
     return 1;
-  auto It = DeviceBaselines.find(Device);
+  auto It = DeviceMedians.find(Device);
   std::optional<double> Reference = baselineMs();
-  if (It == DeviceBaselines.end() || !Reference)
+  if (It == DeviceMedians.end() || !Reference || !(It->second > 0))
     return 1;
-  double Own = computeStats(It->second).Median;
-  return Own > 0 ? *Reference / Own : 1;
+  return *Reference / It->second;
 }
 
 bool KernelState::targetReached(const std::optional<double> &Target) const {

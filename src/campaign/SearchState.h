@@ -72,6 +72,9 @@ struct KernelState {
   /// The baseline's medians (ms) by the device that measured them (a
   /// worker's device, which under MPI names its rank and host).
   std::map<std::string, std::vector<double>> DeviceBaselines;
+  /// Each device's median of them, kept as baselines arrive (every result
+  /// asks for two of them; baselines come once in many results).
+  std::map<std::string, double> DeviceMedians;
   /// The device that measured the first baseline: times from the others
   /// are put on its scale (deviceScale).
   std::string ReferenceDevice;

@@ -9,12 +9,12 @@
 #include "capture/CaptureReader.h"
 #include "compile/CompileCommands.h"
 #include "support/Demangle.h"
+#include "support/Machine.h"
 #include "support/StringUtil.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 namespace r3 {
@@ -22,11 +22,6 @@ namespace r3 {
 namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-double nowSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 /// Which fields of the settings differ from the defaults: the level an inner
 /// candidate is credited to.

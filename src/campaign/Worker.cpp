@@ -38,11 +38,6 @@ namespace r3 {
 namespace {
 namespace fs = std::filesystem;
 
-double nowSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
 double msSince(std::chrono::steady_clock::time_point T) {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now() - T).count();

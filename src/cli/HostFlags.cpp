@@ -5,6 +5,7 @@
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "cli/Installed.h"
+#include "support/Paths.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -22,11 +23,11 @@ const Installed Runtime{"libr3-host-rt.so", "host runtime", "r3-host-rt"};
 
 /// Where r3 keeps its plugin and runtimes: <dir of r3>/../lib/r3.
 Expected<fs::path> pkgLibDir() {
+  fs::path Exe = selfExecutable();
+  if (Exe.empty())
+    return makeError("cannot find the r3 executable (/proc/self/exe is "
+                     "unreadable)");
   std::error_code EC;
-  fs::path Exe = fs::read_symlink("/proc/self/exe", EC);
-  if (EC)
-    return makeError(
-        "cannot find the r3 executable (/proc/self/exe: ", EC.message(), ")");
   fs::path Dir =
       fs::weakly_canonical(Exe.parent_path() / ".." / "lib" / "r3", EC);
   if (EC)

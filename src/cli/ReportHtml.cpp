@@ -14,12 +14,12 @@
 #include "cli/ReportHtmlParts.h"
 #include "cli/Svg.h"
 #include "r3/Version.h"
+#include "support/Machine.h"
 #include "support/StringUtil.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -129,11 +129,6 @@ std::string utcTime(double Seconds) {
   char Buf[64];
   std::strftime(Buf, sizeof Buf, "%Y-%m-%d %H:%M:%S UTC", &Tm);
   return Buf;
-}
-
-double nowSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
 /// Base64 of the bytes a hex string spells (the CSP wants the script's hash

@@ -14,6 +14,7 @@
 #include "campaign/History.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
+#include "record/Launcher.h"
 #include "support/Process.h"
 #include "support/StringUtil.h"
 
@@ -26,21 +27,12 @@
 #include <sstream>
 #include <thread>
 #include <tuple>
-#include <unistd.h>
 #include <sys/wait.h>
 
 namespace r3::cli {
 
 namespace {
 namespace fs = std::filesystem;
-
-std::string trimmed(std::string_view S) {
-  size_t B = S.find_first_not_of(" \t\r\n");
-  if (B == std::string_view::npos)
-    return "";
-  size_t E = S.find_last_not_of(" \t\r\n");
-  return std::string(S.substr(B, E - B + 1));
-}
 
 Expected<std::string> readText(const std::string &Path, const char *What) {
   std::ifstream In(Path, std::ios::binary);
@@ -56,11 +48,15 @@ struct ChainFiles {
   std::string Campaign, Database, Dir, Script, Jobs, Stop, Log;
 };
 
-ChainFiles chainFiles(const Campaign &C) {
+/// The chain files of the campaign whose database is Database (Campaign:
+/// its file, when known).
+ChainFiles chainFiles(const std::string &Database,
+                      const std::string &Campaign = "") {
   ChainFiles F;
-  F.Campaign = fs::absolute(C.Path).lexically_normal().string();
-  F.Database = C.Database;
-  F.Dir = fs::path(C.Database).parent_path().string();
+  if (!Campaign.empty())
+    F.Campaign = fs::absolute(Campaign).lexically_normal().string();
+  F.Database = fs::absolute(Database).lexically_normal().string();
+  F.Dir = fs::path(F.Database).parent_path().string();
   F.Script = (fs::path(F.Dir) / "campaign.slurm").string();
   F.Jobs = F.Script + ".jobs";
   F.Stop = F.Script + ".cancelled";
@@ -68,21 +64,12 @@ ChainFiles chainFiles(const Campaign &C) {
   return F;
 }
 
-/// Program's path when it is on PATH.
-std::optional<std::string> onPath(const std::string &Program) {
-  const char *Path = std::getenv("PATH");
-  for (const std::string &Dir : split(Path ? Path : "", ':')) {
-    if (Dir.empty())
-      continue;
-    fs::path P = fs::path(Dir) / Program;
-    if (::access(P.c_str(), X_OK) == 0)
-      return P.string();
-  }
-  return std::nullopt;
+ChainFiles chainFiles(const Campaign &C) {
+  return chainFiles(C.Database, C.Path);
 }
 
 Error needSlurm(const char *Program) {
-  if (onPath(Program))
+  if (resolveProgram(Program))
     return Error::success();
   return makeError(Program, " is not on PATH: r3 slurm needs Slurm's "
                             "commands (sbatch, squeue, scontrol, scancel), "
@@ -151,8 +138,8 @@ std::vector<std::string> readJobs(const ChainFiles &F) {
   std::vector<std::string> Ids;
   std::ifstream In(F.Jobs);
   for (std::string Line; std::getline(In, Line);)
-    if (!trimmed(Line).empty())
-      Ids.push_back(trimmed(Line));
+    if (!trim(Line).empty())
+      Ids.push_back(trim(Line));
   return Ids;
 }
 
@@ -191,10 +178,10 @@ Expected<std::unique_ptr<History>> openHistory(const std::string &Db) {
                                           : HistoryMode::Create);
 }
 
+/// The r3 the batch scripts run: this one.
 std::string selfExe() {
-  std::error_code EC;
-  fs::path P = fs::read_symlink("/proc/self/exe", EC);
-  return EC ? std::string("r3") : P.string();
+  std::string Exe = selfExecutable();
+  return Exe.empty() ? std::string("r3") : Exe;
 }
 
 struct SubmitPlan {
@@ -363,7 +350,7 @@ Expected<std::string> parsableId(const std::string &Out) {
   static const std::regex Id(R"(^(\d+)(;\S+)?$)");
   for (const std::string &Line : split(Out, '\n')) {
     std::smatch M;
-    std::string L = trimmed(Line);
+    std::string L = trim(Line);
     if (std::regex_match(L, M, Id))
       return M[1].str();
   }
@@ -471,14 +458,7 @@ Expected<ChainFiles> chainOf(const std::string &Arg) {
   }
   if (!pathExists(Arg))
     return makeError(Arg, ": no such campaign database");
-  ChainFiles F;
-  F.Database = fs::absolute(Arg).lexically_normal().string();
-  F.Dir = fs::path(F.Database).parent_path().string();
-  F.Script = (fs::path(F.Dir) / "campaign.slurm").string();
-  F.Jobs = F.Script + ".jobs";
-  F.Stop = F.Script + ".cancelled";
-  F.Log = F.Script + ".log";
-  return F;
+  return chainFiles(Arg);
 }
 
 /// The log's last line from the chain's script ("r3-slurm: ..."): why the

@@ -7,12 +7,12 @@
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "cli/Report.h"
+#include "support/Machine.h"
 #include "support/StringUtil.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 
@@ -23,11 +23,6 @@ using nlohmann::json;
 
 /// The rate is taken over this window, ending now.
 constexpr double RateWindowSeconds = 600;
-
-double nowSeconds() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 /// Per kernel: candidates running and evaluations finished in the window.
 struct Live {

@@ -3,6 +3,7 @@
 
 #include "support/StringUtil.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -40,6 +41,11 @@ std::vector<std::string> visibleGpus() {
   for (size_t I = 0; I < N; ++I)
     Out.push_back(std::to_string(I));
   return Out;
+}
+
+double nowSeconds() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
 } // namespace r3

@@ -1,13 +1,16 @@
 // What this machine has, read from /proc and the environment without
 // touching a device: the CPU's model name, and the GPUs a process started
 // here would see (so that a campaign's coordinator, which never initializes
-// CUDA, can give each worker its own GPU).
+// CUDA, can give each worker its own GPU); and its wall clock.
 #pragma once
 
 #include <string>
 #include <vector>
 
 namespace r3 {
+
+/// Wall-clock seconds since the epoch: the history's and the reports' time.
+double nowSeconds();
 
 /// The CPU's model name from /proc/cpuinfo ("cpu" when it says none).
 std::string hostCpuName();

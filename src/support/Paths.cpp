@@ -15,11 +15,16 @@ const char *envValue(const char *Name) {
 }
 } // namespace
 
+std::string selfExecutable() {
+  std::error_code EC;
+  fs::path Exe = fs::read_symlink("/proc/self/exe", EC);
+  return EC ? std::string() : Exe.string();
+}
+
 std::string shareDir() {
   if (const char *Env = envValue("R3_SHARE_DIR"))
     return Env;
-  std::error_code EC;
-  fs::path Exe = fs::read_symlink("/proc/self/exe", EC);
+  fs::path Exe = selfExecutable();
   return (Exe.parent_path() / ".." / "share" / "r3").lexically_normal();
 }
 

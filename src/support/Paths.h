@@ -7,6 +7,10 @@
 
 namespace r3 {
 
+/// The running r3 executable (/proc/self/exe), or empty when it cannot be
+/// read.
+std::string selfExecutable();
+
 /// r3's data directory: $R3_SHARE_DIR, else <dir of the r3 executable>/../
 /// share/r3 (the build tree links build/share/r3 to the source's share/).
 std::string shareDir();

@@ -101,4 +101,12 @@ std::optional<uint64_t> parseSize(std::string_view Text) {
   return *V * Unit;
 }
 
+std::string trim(std::string_view Text) {
+  size_t B = Text.find_first_not_of(" \t\r\n");
+  if (B == std::string_view::npos)
+    return "";
+  size_t E = Text.find_last_not_of(" \t\r\n");
+  return std::string(Text.substr(B, E - B + 1));
+}
+
 } // namespace r3

@@ -27,6 +27,9 @@ std::string join(const std::vector<std::string> &Parts, std::string_view Sep);
 /// The parts of Text between Sep characters (one empty part for "").
 std::vector<std::string> split(std::string_view Text, char Sep);
 
+/// Text without leading and trailing white space (blanks, tabs, CR, LF).
+std::string trim(std::string_view Text);
+
 /// Parses a non-negative decimal integer that fills the whole string.
 std::optional<uint64_t> parseUnsigned(std::string_view Text);
 

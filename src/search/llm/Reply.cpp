@@ -9,6 +9,7 @@
 #include "search/llm/Reply.h"
 
 #include "support/Demangle.h"
+#include "support/StringUtil.h"
 
 #include <algorithm>
 #include <cctype>
@@ -318,14 +319,6 @@ std::string normalised(std::string_view Text) {
   return Out;
 }
 
-std::string trimmed(std::string_view S) {
-  size_t B = S.find_first_not_of(" \t\r\n");
-  if (B == std::string_view::npos)
-    return "";
-  size_t E = S.find_last_not_of(" \t\r\n");
-  return std::string(S.substr(B, E - B + 1));
-}
-
 std::vector<std::string> lines(std::string_view S) {
   std::vector<std::string> Out;
   size_t B = 0;
@@ -344,7 +337,7 @@ std::vector<std::string> fencedBlocks(std::string_view Reply) {
   std::vector<std::string> Blocks;
   std::optional<std::string> Open;
   for (const std::string &L : lines(Reply)) {
-    bool Fence = trimmed(L).starts_with("```");
+    bool Fence = trim(L).starts_with("```");
     if (Fence && Open) {
       Blocks.push_back(std::move(*Open));
       Open.reset();
@@ -364,7 +357,7 @@ std::optional<std::pair<size_t, size_t>> locate(const std::string &Text,
   if (size_t P = Text.find(Search); P != std::string::npos)
     return std::make_pair(P, P + Search.size());
   std::vector<std::string> Want = lines(Search);
-  while (!Want.empty() && trimmed(Want.back()).empty())
+  while (!Want.empty() && trim(Want.back()).empty())
     Want.pop_back();
   if (Want.empty())
     return std::nullopt;
@@ -376,7 +369,7 @@ std::optional<std::pair<size_t, size_t>> locate(const std::string &Text,
   for (size_t I = 0; I + Want.size() <= Have.size(); ++I) {
     bool Match = true;
     for (size_t J = 0; J < Want.size() && Match; ++J)
-      Match = trimmed(Have[I + J]) == trimmed(Want[J]);
+      Match = trim(Have[I + J]) == trim(Want[J]);
     if (Match) {
       size_t End = I + Want.size() < Starts.size() ? Starts[I + Want.size()]
                                                    : Text.size();
@@ -393,7 +386,7 @@ Expected<std::string> applyDiff(std::string_view Reply,
   std::string Text = Parent, Search, Replace;
   unsigned Block = 0;
   for (const std::string &L : lines(Reply)) {
-    std::string T = trimmed(L);
+    std::string T = trim(L);
     if (State == Outside && T.starts_with("<<<<<<<") &&
         T.find("SEARCH") != std::string::npos) {
       State = InSearch;
@@ -581,13 +574,13 @@ Expected<std::string> kernelSignature(std::string_view Source,
 std::vector<std::string> includeLines(std::string_view Source) {
   std::vector<std::string> Out;
   for (const std::string &L : lines(Source)) {
-    std::string T = trimmed(L);
+    std::string T = trim(L);
     if (!T.starts_with("#"))
       continue;
-    T = trimmed(std::string_view(T).substr(1));
+    T = trim(std::string_view(T).substr(1));
     if (!T.starts_with("include"))
       continue;
-    T = trimmed(std::string_view(T).substr(7));
+    T = trim(std::string_view(T).substr(7));
     if (size_t End = T.find_first_of(T.front() == '<' ? ">" : "\"", 1);
         !T.empty() && End != std::string::npos)
       Out.push_back(T.substr(0, End + 1));
@@ -603,7 +596,7 @@ Expected<ParsedReply> parseReply(std::string_view Reply, const ReplyRules &R) {
   if (P.Source.size() > R.MaxBytes)
     return makeError("the reply's source is ", P.Source.size(),
                      " bytes, more than the ", R.MaxBytes, " allowed");
-  if (trimmed(P.Source) == trimmed(R.Parent))
+  if (trim(P.Source) == trim(R.Parent))
     return makeError("the reply repeats the parent's source unchanged");
   std::string Want, Got;
   R3_TRY(moveInto(kernelSignature(R.Parent, R.Kernel), Want));
