@@ -63,7 +63,7 @@ struct CompilerSpec {
   /// cuda, nvcc toolchain: option strings, each one choice ("" for none,
   /// "--extra-device-vectorization", "-Xptxas -dlcm=cg").
   std::vector<std::string> NvccOptions;
-  std::string Strategy = "bo";
+  std::string Strategy = "portfolio";
 };
 
 struct LaunchSpec {

@@ -10,6 +10,7 @@
 
 #include "campaign/TomlReader.h"
 #include "replay/LaunchRule.h"
+#include "search/Strategy.h"
 #include "search/llm/Prompt.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
@@ -385,7 +386,9 @@ void readCompiler(Reader &R, const Section &S, CompilerSpec &C) {
   R.checkKeys(S, {"strategy", "toolchains", "pipelines", "pass_list",
                   "max_passes", "codegen_opt", "max_registers", "fast_math",
                   "launch_bounds", "specialize", "nvcc_options"});
-  R.read(S, "strategy", C.Strategy, R.oneOf({"bo", "random", "grid", "tpe"}));
+  auto Names = search::strategyNames();
+  R.read(S, "strategy", C.Strategy,
+         R.oneOf(std::vector<std::string>(Names.begin(), Names.end())));
   R.readList(S, "toolchains", C.Toolchains, with(R, toolchain));
   R.readList(S, "pipelines", C.Pipelines, with(R, pipeline));
   R.read(S, "pass_list", C.PassList, R.element(&Reader::path));

@@ -314,8 +314,9 @@ CommandSpec tuneCommand() {
        {"--seed", "", Arity::Value, "N", "random seed"},
        {"--simulate", "", Arity::Value, "CACHE.json",
         "evaluate by lookup in a tuning cache file"},
-       {"--strategy", "", Arity::Value, "bo|random|grid|tpe",
-        "with --simulate: the strategy (default bo)"},
+       {"--strategy", "", Arity::Value, "NAME",
+        "with --simulate: the strategy: portfolio (the default), bo, "
+        "random, grid, tpe or ga"},
        {"--budget", "", Arity::Value, "N",
         "evaluations (overrides the campaign's budget; with --simulate: "
         "default 200)"},

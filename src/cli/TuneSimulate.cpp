@@ -22,7 +22,7 @@ namespace {
 using nlohmann::json;
 
 struct SimOptions {
-  std::string Cache, Strategy = "bo", Format = "table";
+  std::string Cache, Strategy = "portfolio", Format = "table";
   uint64_t Seed = 1;
   unsigned Budget = 200, Batch = 1;
 };

@@ -32,13 +32,15 @@ std::optional<double> Observations::best() const {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> Names = {"bo", "random", "grid",
-                                                   "tpe"};
+constexpr std::array<std::string_view, 6> Names = {
+    "portfolio", "bo", "random", "grid", "tpe", "ga"};
 
 /// Other names users reach for, mapped to the strategy they mean; used only
 /// for the "did you mean" suggestion.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 6> Aliases =
+constexpr std::array<std::pair<std::string_view, std::string_view>, 8> Aliases =
     {{{"bayes", "bo"},
+      {"genetic", "ga"},
+      {"evolutionary", "ga"},
       {"bayesian", "bo"},
       {"bayesopt", "bo"},
       {"exhaustive", "grid"},
@@ -72,6 +74,10 @@ makeStrategy(std::string_view Name, const Space &S, const StrategyOptions &O) {
     return makeGridSearch(S, O);
   if (Name == "tpe")
     return makeTpe(S, O);
+  if (Name == "ga")
+    return makeGenetic(S, O);
+  if (Name == "portfolio")
+    return makePortfolio(S, O);
   std::vector<std::string> Known(Names.begin(), Names.end());
   return makeError("unknown strategy '", Name, "'", suggestion(Name),
                    " (known: ", join(Known, ", "), ")");

@@ -24,17 +24,25 @@
 
 namespace r3::search {
 
+/// How a Gaussian-process model measures distance between configurations.
+enum class LengthScales {
+  Shared,      ///< one length scale for every parameter
+  PerParameter ///< a relevance weight per parameter (ARD)
+};
+
 struct StrategyOptions {
   uint64_t Seed = 1;
   /// Random points before a model-based strategy starts modelling (0: the
   /// strategy's own default).
   unsigned InitialSamples = 0;
+  /// Bayesian optimization's distance (the portfolio asks for PerParameter).
+  LengthScales Scales = LengthScales::Shared;
 };
 
 class Strategy {
 public:
   virtual ~Strategy() = default;
-  /// "bo", "random", "grid", "tpe".
+  /// "bo", "random", "grid", "tpe", "ga".
   virtual std::string_view name() const = 0;
   /// Up to N points, distinct from each other and from every point observed
   /// or pending; fewer, or none, when the space is exhausted.
@@ -48,6 +56,13 @@ public:
   /// A proposed point that will never be observed (dropped): it may be
   /// proposed again.
   virtual void forget(const Point &P) = 0;
+  /// How promising each of Ps is by this strategy's model of the space
+  /// (higher is better), for a portfolio that screens another member's
+  /// proposals; empty when the strategy has no model (yet).
+  virtual std::vector<double> score(const std::vector<Point> &Ps) {
+    (void)Ps;
+    return {};
+  }
 };
 
 /// Bookkeeping most strategies share (not the campaign history): which points
@@ -90,5 +105,9 @@ std::unique_ptr<Strategy> makeGridSearch(const Space &S,
 std::unique_ptr<Strategy> makeTpe(const Space &S, const StrategyOptions &O);
 std::unique_ptr<Strategy> makeBayesOpt(const Space &S,
                                        const StrategyOptions &O);
+std::unique_ptr<Strategy> makeGenetic(const Space &S,
+                                      const StrategyOptions &O);
+std::unique_ptr<Strategy> makePortfolio(const Space &S,
+                                        const StrategyOptions &O);
 
 } // namespace r3::search

@@ -271,3 +271,61 @@ TEST_CASE("BO beyond its model's size keeps the best points in view", "[bo]") {
   CHECK(Close >= 2);
   CHECK(std::count(Ps.begin(), Ps.end(), Point{{{2}, {2}, {2}, {2}}}) == 1);
 }
+
+TEST_CASE("relevance weights find the feature the targets depend on", "[bo]") {
+  // y varies quickly with x0 and not at all with x1: after the relevance
+  // search x0 weighs more than x1, and the fit explains the data better.
+  std::vector<bo::Vector> X;
+  bo::Vector Y;
+  for (int I = 0; I < 6; ++I)
+    for (int J = 0; J < 6; ++J) {
+      double A = I / 5.0, B = (J * 7 % 6) / 5.0;
+      X.push_back({A, B});
+      Y.push_back(std::sin(9 * A));
+    }
+  bo::Gp Shared;
+  Shared.fit(X, Y);
+  bo::Gp Ard;
+  Ard.fit(X, Y);
+  Ard.fitRelevance({{0}, {1}});
+  const bo::Vector &W = Ard.hyper().Weights;
+  REQUIRE(W.size() == 2);
+  CHECK(W[0] > W[1]);
+  CHECK(Ard.logLikelihood() > Shared.logLikelihood());
+  CHECK(Shared.hyper().Weights.empty());
+}
+
+namespace {
+
+/// A rugged block shape (a, b) in front of a smooth tail (c, d): the best
+/// (a, b) is one point among values that jump around without a pattern, as
+/// block sizes do on a convolution kernel.
+std::optional<double> spike(const Point &P) {
+  uint32_t A = P.Values[0][0], B = P.Values[1][0];
+  double C = P.Values[2][0], D = P.Values[3][0];
+  double Tail = 0.2 * ((C - 2) * (C - 2) + (D - 1) * (D - 1));
+  double Shape = A == 3 && B == 2 ? 1.0 : 1.1 + ((A * 7 + B * 13) % 11) / 10.0;
+  return Shape + Tail;
+}
+
+} // namespace
+
+TEST_CASE("the portfolio's trace is the seed's", "[bo]") {
+  Space S({ordinalParam("a", 16), ordinalParam("b", 5), ordinalParam("c", 6),
+           ordinalParam("d", 6)});
+  auto Trace = [&](uint64_t Seed) {
+    auto St = makeStrategy("portfolio", S, StrategyOptions{Seed, 0});
+    REQUIRE(St);
+    std::vector<Point> Out;
+    for (int Round = 0; Round < 15; ++Round)
+      for (Point &P : (*St)->propose(3)) {
+        (*St)->observe(P, spike(P));
+        Out.push_back(std::move(P));
+      }
+    return Out;
+  };
+  std::vector<Point> First = Trace(5);
+  CHECK(First.size() == 45);
+  CHECK(Trace(5) == First);
+  CHECK(Trace(6) != First);
+}

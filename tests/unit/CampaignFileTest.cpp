@@ -195,8 +195,9 @@ TEST_CASE("a broken campaign reports every mistake with its position",
                        "missing.h5",
                    0) == 0);
   CHECK(L[2].rfind(P + ":7:13: 'wall_time' must be a duration", 0) == 0);
-  CHECK(L[3].rfind(P + ":9:12: 'strategy' must be \"bo\", \"random\", "
-                       "\"grid\" or \"tpe\", got \"bayes\"",
+  CHECK(L[3].rfind(P + ":9:12: 'strategy' must be \"portfolio\", \"bo\", "
+                       "\"random\", \"grid\", \"tpe\" or \"ga\", got "
+                       "\"bayes\"",
                    0) == 0);
   CHECK(L[4] == P + ":10:19: each entry of 'codegen_opt' must be an integer "
                     "from 0 to 3, got 5");

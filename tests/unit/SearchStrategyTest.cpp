@@ -13,7 +13,8 @@ using namespace r3::search::testing;
 
 namespace {
 
-const char *const AllStrategies[] = {"random", "grid", "tpe", "bo"};
+const char *const AllStrategies[] = {"random", "grid", "tpe",
+                                      "bo",     "ga",   "portfolio"};
 
 std::unique_ptr<Strategy> make(const std::string &Name, const Space &S,
                                uint64_t Seed = 1) {
@@ -149,7 +150,7 @@ TEST_CASE("strategies search pass sequences", "[strategy]") {
       T += I < V.size() && I < Want.size() && V[I] == Want[I] ? 0 : 1;
     return T;
   };
-  for (const char *Name : {"random", "tpe", "bo"}) {
+  for (const char *Name : {"random", "tpe", "bo", "ga", "portfolio"}) {
     INFO(Name);
     auto St = make(Name, S, 11);
     // 259 sequences x 4 levels = 1036 points; 150 evaluations.
@@ -166,11 +167,11 @@ TEST_CASE("unknown strategies are named with a suggestion", "[strategy]") {
   auto St = makeStrategy("bayes", S, {});
   REQUIRE(!St);
   CHECK(St.error().message() ==
-        "unknown strategy 'bayes'; did you mean 'bo'? (known: bo, random, "
-        "grid, tpe)");
+        "unknown strategy 'bayes'; did you mean 'bo'? (known: portfolio, bo, "
+        "random, grid, tpe, ga)");
   auto Other = makeStrategy("gird", S, {});
   REQUIRE(!Other);
   CHECK(Other.error().message().find("did you mean 'grid'?") !=
         std::string::npos);
-  CHECK(strategyNames().size() == 4);
+  CHECK(strategyNames().size() == 6);
 }

@@ -28,6 +28,14 @@
 //   space is small, otherwise random points plus the neighbourhoods of the
 //   best observed points, then a short hill climb over neighbours from the
 //   best candidates (as SMAC does; Hutter, Hoos and Leyton-Brown 2011).
+// - Relevance. With LengthScales::PerParameter (the portfolio's BO), each
+//   parameter's features get a weight of their own, chosen by marginal
+//   likelihood after the shared length scale (automatic relevance
+//   determination; Rasmussen and Williams 2006, section 5.1): a parameter
+//   whose every step changes the time, such as a block size on a rugged
+//   space, is modelled at a short range, and an irrelevant one is ignored.
+//   Plain `bo` keeps one length scale: on a GEMM cache that reached the
+//   optimum sooner (76 against 121 evaluations on average, 20 seeds).
 // - Noise. Timings are noisy; the GP's noise variance is a hyperparameter
 //   chosen by marginal likelihood, so repeated near-equal times do not
 //   collapse the model.
@@ -52,6 +60,23 @@ using bo::Vector;
 class Encoder {
 public:
   explicit Encoder(const Space &S) : S(S) {}
+
+  /// Per parameter, the feature columns its encoding occupies.
+  bo::FeatureGroups groups() const {
+    bo::FeatureGroups Out;
+    size_t Col = 0;
+    for (const Param &Par : S.Params) {
+      size_t Width = Par.Kind == ParamKind::Ordinal ? 1
+                     : Par.Kind == ParamKind::Categorical
+                         ? Par.Values.size()
+                         : Par.Values.size() + 1;
+      std::vector<size_t> G;
+      for (size_t K = 0; K < Width; ++K)
+        G.push_back(Col++);
+      Out.push_back(std::move(G));
+    }
+    return Out;
+  }
 
   Vector encode(const Point &P) const {
     Vector X;
@@ -91,7 +116,7 @@ class BayesOpt final : public Strategy {
 public:
   BayesOpt(const Space &S, const StrategyOptions &O)
       : S(S), R(O.Seed), Enc(S),
-        Initial(O.InitialSamples ? O.InitialSamples : 8) {}
+        Initial(O.InitialSamples ? O.InitialSamples : 8), Scales(O.Scales) {}
 
   std::string_view name() const override { return "bo"; }
 
@@ -108,6 +133,21 @@ public:
 
   void observe(const Point &P, std::optional<double> Value) override {
     Obs.observe(P, Value);
+  }
+
+  std::vector<double> score(const std::vector<Point> &Ps) override {
+    if (successes() < Initial || Ps.empty())
+      return {};
+    fitModels();
+    for (const Point &P : Obs.pending()) {
+      Vector X = Enc.encode(P);
+      TimeModel.add(X, TimeModel.predict(X).Mean);
+    }
+    unsigned Saved = Choice;
+    Choice = 0; // expected improvement
+    std::vector<double> Out = acquisitions(Ps);
+    Choice = Saved;
+    return Out;
   }
   void markPending(const Point &P) override { Obs.markPending(P); }
   void forget(const Point &P) override { Obs.forget(P); }
@@ -210,6 +250,8 @@ private:
     bool Search = !Hyper || Seen >= HyperAt * 6 / 5 + 1;
     if (Search) {
       TimeModel.fit(X, Y);
+      if (Scales == LengthScales::PerParameter)
+        TimeModel.fitRelevance(Enc.groups());
       Hyper = TimeModel.hyper();
       HyperAt = Seen;
     } else {
@@ -407,6 +449,7 @@ private:
   Rng R;
   Encoder Enc;
   unsigned Initial;
+  LengthScales Scales;
   Observations Obs;
   bo::Gp TimeModel, FailModel;
   std::optional<bo::GpHyper> Hyper, FailHyper;

@@ -84,8 +84,19 @@ double normalCdf(double X) { return 0.5 * std::erfc(-X / std::sqrt(2.0)); }
 
 } // namespace
 
+double Gp::distance2(const Vector &A, const Vector &B) const {
+  if (H.Weights.empty())
+    return squaredDistance(A, B);
+  double S = 0;
+  for (size_t I = 0; I < A.size(); ++I) {
+    double D = (A[I] - B[I]) * H.Weights[I];
+    S += D * D;
+  }
+  return S;
+}
+
 double Gp::kernel(const Vector &A, const Vector &B) const {
-  double R = std::sqrt(squaredDistance(A, B)) / H.LengthScale;
+  double R = std::sqrt(distance2(A, B)) / H.LengthScale;
   double S = std::sqrt(5.0) * R;
   return H.Signal * (1 + S + S * S / 3) * std::exp(-S);
 }
@@ -152,14 +163,52 @@ void Gp::fit(std::vector<Vector> X, Vector Y, const GpHyper *Fixed) {
   double BestLik = -std::numeric_limits<double>::infinity();
   for (double Ls : {0.05, 0.1, 0.2, 0.35, 0.6, 1.0, 2.0})
     for (double Noise : {1e-4, 1e-2, 0.1, 0.3}) {
-      GpHyper Hyp{Ls * std::max(Width, 1.0), 1.0, Noise};
+      GpHyper Hyp{Ls * std::max(Width, 1.0), 1.0, Noise, {}};
       if (factor(Hyp) && LogLik > BestLik) {
         BestLik = LogLik;
         Best = Hyp;
       }
     }
   if (!factor(Best))
-    factor(GpHyper{Best.LengthScale, 1.0, 0.5});
+    factor(GpHyper{Best.LengthScale, 1.0, 0.5, {}});
+}
+
+void Gp::fitRelevance(const FeatureGroups &Groups, unsigned Rounds) {
+  if (Xs.size() < 4 || Groups.empty())
+    return;
+  GpHyper Best = H;
+  if (Best.Weights.empty())
+    Best.Weights.assign(Xs[0].size(), 1.0);
+  // A log-normal prior on each weight (sd 1 in natural-log units): a factor
+  // of 4 must explain the data noticeably better to be taken.
+  auto Prior = [&](const GpHyper &Hyp) {
+    double P = 0;
+    for (const std::vector<size_t> &G : Groups) {
+      double L = std::log(Hyp.Weights[G.front()]);
+      P -= 0.5 * L * L;
+    }
+    return P;
+  };
+  if (!factor(Best))
+    return;
+  double BestScore = LogLik + Prior(Best);
+  for (unsigned Round = 0; Round < Rounds; ++Round) {
+    bool Moved = false;
+    for (const std::vector<size_t> &G : Groups)
+      for (double F : {0.25, 0.5, 2.0, 4.0}) {
+        GpHyper Hyp = Best;
+        for (size_t C : G)
+          Hyp.Weights[C] *= F;
+        if (factor(Hyp) && LogLik + Prior(Hyp) > BestScore + 1e-6) {
+          BestScore = LogLik + Prior(Hyp);
+          Best = std::move(Hyp);
+          Moved = true;
+        }
+      }
+    if (!Moved)
+      break;
+  }
+  factor(Best);
 }
 
 void Gp::add(const Vector &X, double Y) {

@@ -19,7 +19,15 @@ struct GpHyper {
   double LengthScale = 1.0; ///< in feature units
   double Signal = 1.0;      ///< kernel variance, on standardized targets
   double Noise = 1e-3;      ///< noise variance, on standardized targets
+  /// Per feature, a factor on its differences (automatic relevance
+  /// determination: a feature with a large weight matters at a short
+  /// range); empty: every feature weighs 1.
+  Vector Weights;
 };
+
+/// Groups of feature columns that share one relevance weight (one search
+/// parameter's columns: a one-hot block moves together).
+using FeatureGroups = std::vector<std::vector<size_t>>;
 
 struct Prediction {
   double Mean = 0, Variance = 0; ///< in the units of the observed targets
@@ -30,6 +38,11 @@ public:
   /// Fits to inputs X (rows of equal length) and targets Y, choosing the
   /// hyperparameters by marginal likelihood; with Fixed, uses those.
   void fit(std::vector<Vector> X, Vector Y, const GpHyper *Fixed = nullptr);
+  /// After a fit: adjusts the relevance weight of each group by marginal
+  /// likelihood (a coordinate search over factors of the weights, with a
+  /// log-normal prior that keeps weights near 1 without evidence), keeping
+  /// the length scale and noise; at most Rounds passes over the groups.
+  void fitRelevance(const FeatureGroups &Groups, unsigned Rounds = 2);
   /// The posterior at X (the prior when nothing was fitted).
   Prediction predict(const Vector &X) const;
   /// The posteriors at each of Xs, as predict gives them (to rounding),
@@ -76,6 +89,7 @@ private:
   /// Column J of K + noise I, up to the diagonal.
   Vector column(size_t J) const;
   double kernel(const Vector &A, const Vector &B) const;
+  double distance2(const Vector &A, const Vector &B) const;
 
   std::vector<Vector> Xs;
   Vector Ys; ///< raw targets

@@ -1,0 +1,152 @@
+// The default strategy of the inner loop: Bayesian optimization and a
+// genetic algorithm in one portfolio. BO models the space and wins where
+// times vary smoothly with the parameters (a GEMM's tile sizes, where it
+// reaches the optimum in half the evaluations of any evolutionary search);
+// a GA needs no model and finds isolated optima that a smooth surrogate
+// averages away (a convolution whose best block shape is 7% faster than
+// anything near it, where BO alone stalls at the second best). Users pick a
+// tuner by its worst case, and an inner loop runs once per source variant,
+// so robustness across such spaces matters more than the best case on one.
+//
+// - Shared observations. Both members see every result, whoever proposed
+//   it: BO's model learns from the GA's children, and the GA breeds from
+//   BO's finds.
+// - Screening. The GA proposes Screen times the points it is given; BO's
+//   expected improvement keeps the best of them and the GA forgets the
+//   rest (surrogate-assisted evolution; Jin, "Surrogate-assisted
+//   evolutionary computation", Swarm and Evolutionary Computation 2011).
+//   On a rugged space the screen is nearly random and costs the GA little;
+//   on a smooth one it steers the GA as BO would. Screening was what lifted
+//   the portfolio above either member on the convolution cache.
+// - Allocation by recent improvement. While the best time keeps improving,
+//   BO proposes most points (it is the faster climber); as evaluations go
+//   by without improvement, the share moves to the screened GA, whose
+//   recombination of the best points explores around them. BO's share is
+//   Low + (High - Low) exp(-s / Patience) after s evaluations without a new
+//   best; a member is drawn per point from the portfolio's own seeded
+//   engine, so the same seed gives the same trace. The rule is a bandit
+//   whose one statistic is the time since the last improvement (cf.
+//   adaptive operator selection, Fialho et al., "Analyzing bandit-based
+//   adaptive operator selection mechanisms", AMAI 2010): per-member credit
+//   was tried first and barely moved the allocation, since improvements
+//   are rare late in a run whichever member proposes.
+// - Resume rebuilds everything: the members from the observations, and the
+//   count of evaluations since the last improvement from their order.
+//
+// Figures (bench/search-vs-kernel-tuner) are in bench/README.md.
+#include "search/Strategy.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace r3::search {
+
+namespace {
+
+enum Member : size_t { Bo = 0, Ga = 1 };
+
+class Portfolio final : public Strategy {
+public:
+  Portfolio(const Space &S, const StrategyOptions &O) : R(O.Seed * 31 + 7) {
+    StrategyOptions BoOptions = O;
+    BoOptions.Scales = LengthScales::PerParameter;
+    Members[Bo] = makeBayesOpt(S, BoOptions);
+    Members[Ga] = makeGenetic(S, O);
+  }
+
+  std::string_view name() const override { return "portfolio"; }
+
+  std::vector<Point> propose(unsigned N) override {
+    std::array<unsigned, 2> Count{0, 0};
+    std::bernoulli_distribution UseBo(boShare());
+    for (unsigned I = 0; I < N; ++I)
+      ++Count[UseBo(R) ? Bo : Ga];
+    std::vector<Point> Out;
+    take(Bo, Members[Bo]->propose(Count[Bo]), Out);
+    take(Ga, screened(Count[Ga]), Out);
+    // A member that ran dry (its space exhausted) leaves its slots to the
+    // other.
+    if (Out.size() < N)
+      take(Bo, Members[Bo]->propose(N - Out.size()), Out);
+    if (Out.size() < N)
+      take(Ga, Members[Ga]->propose(N - Out.size()), Out);
+    return Out;
+  }
+
+  void observe(const Point &P, std::optional<double> Value) override {
+    ++SinceBest;
+    if (Value && *Value > 0 && (!Best || *Value < *Best)) {
+      Best = Value;
+      SinceBest = 0;
+    }
+    for (auto &M : Members)
+      M->observe(P, Value);
+  }
+  void markPending(const Point &P) override {
+    for (auto &M : Members)
+      M->markPending(P);
+  }
+  void forget(const Point &P) override {
+    for (auto &M : Members)
+      M->forget(P);
+  }
+
+private:
+  /// The probability that BO proposes the next point (see the file
+  /// comment).
+  double boShare() const {
+    return Low + (High - Low) * std::exp(-static_cast<double>(SinceBest) /
+                                         Patience);
+  }
+
+  /// Moves Member's proposals to Out, telling the other member they are
+  /// pending.
+  void take(Member From, std::vector<Point> Ps, std::vector<Point> &Out) {
+    Member Other = From == Bo ? Ga : Bo;
+    for (Point &P : Ps) {
+      Members[Other]->markPending(P);
+      Out.push_back(std::move(P));
+    }
+  }
+
+  /// N of the GA's proposals, screened by BO's expected improvement.
+  std::vector<Point> screened(unsigned N) {
+    if (N == 0)
+      return {};
+    std::vector<Point> Ps = Members[Ga]->propose(N * Screen);
+    std::vector<double> Score = Members[Bo]->score(Ps);
+    std::vector<size_t> Order(Ps.size());
+    for (size_t I = 0; I < Order.size(); ++I)
+      Order[I] = I;
+    // Without a model yet (BO's initial design), the GA's order stands.
+    if (Score.size() == Ps.size())
+      std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+        return Score[A] > Score[B];
+      });
+    std::vector<Point> Out;
+    for (size_t I = 0; I < Order.size(); ++I) {
+      if (I < N)
+        Out.push_back(Ps[Order[I]]);
+      else
+        Members[Ga]->forget(Ps[Order[I]]);
+    }
+    return Out;
+  }
+
+  static constexpr unsigned Screen = 4;
+  static constexpr double High = 0.9, Low = 0.0, Patience = 10;
+  std::array<std::unique_ptr<Strategy>, 2> Members;
+  std::optional<double> Best;
+  unsigned SinceBest = 0;
+  Rng R;
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makePortfolio(const Space &S,
+                                        const StrategyOptions &O) {
+  return std::make_unique<Portfolio>(S, O);
+}
+
+} // namespace r3::search
