@@ -69,6 +69,12 @@ if config.r3_sanitize:
     config.available_features.add("asan")
 if config.r3_have_cuda:
     config.available_features.add("cuda-toolkit")
+# A build configured with R3_DEFAULT_CUDA_ARCH (Spack's cuda_arch) compiles
+# for it when r3 compile is given no --arch.
+if getattr(config, "r3_default_cuda_arch", ""):
+    config.available_features.add("default-cuda-arch")
+    config.substitutions.append(
+        ("%default-cuda-arch", config.r3_default_cuda_arch))
 # MPI campaigns run under Debian's Open MPI: as root it needs
 # --allow-run-as-root, and more ranks than cores --oversubscribe.
 # Open MPI's own allocations outlive MPI_Finalize (its components are
