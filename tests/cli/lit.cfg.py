@@ -59,8 +59,9 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 if shutil.which("nvidia-smi") and os.path.exists("/dev/nvidia0"):
     config.available_features.add("gpu")
 # The HTML report is opened in headless Chromium (Debian's chromium package,
-# scripts/install-deps); without it those tests are skipped visibly.
-if shutil.which("chromium"):
+# scripts/install-deps); without it, or with R3_NO_CHROMIUM=1 (install-deps
+# --no-chromium), those tests are skipped visibly.
+if shutil.which("chromium") and not os.environ.get("R3_NO_CHROMIUM"):
     config.available_features.add("chromium")
     config.substitutions.append(
         ("%chromium", "chromium --headless --no-sandbox --disable-gpu"))
