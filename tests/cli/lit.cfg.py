@@ -48,6 +48,11 @@ config.substitutions.append(("%make-capture", config.make_capture))
 config.substitutions.append(("%clangxx", config.clang + "++"))
 config.substitutions.append(("%clang", config.clang))
 config.substitutions.append(("%recipes", os.path.join(config.r3_source_dir, "recipes")))
+# A configure of r3's source (cmake-options.test) finds the LLVM and Clang
+# this build found.
+config.substitutions.append(("%cmake-source", "-S %s -DLLVM_DIR=%s -DClang_DIR=%s" % (
+    config.r3_source_dir, getattr(config, "llvm_cmake_dir", ""),
+    getattr(config, "clang_cmake_dir", ""))))
 # Host-runtime tests build applications against the runtime directly, with
 # descriptors written by hand instead of the pass plugin.
 config.substitutions.append(("%host-rt-cflags", "-I" + os.path.join(config.r3_source_dir, "src")))
