@@ -25,6 +25,13 @@ config.environment["NO_COLOR"] = "1"
 for _var in ("R3_CLANG", "R3_CUDA_PATH", "R3_NVCC", "CUDA_VISIBLE_DEVICES"):
     if _var in os.environ:
         config.environment[_var] = os.environ[_var]
+# Under a Spack build (spack install --test=root), PATH leads to Spack's
+# compiler wrappers (its ld among them, which clang runs to link the test
+# applications), and they refuse to run without their SPACK_* settings,
+# which lit would otherwise leave out.
+for _var, _value in os.environ.items():
+    if _var.startswith("SPACK_"):
+        config.environment[_var] = _value
 # A running Slurm cluster (scripts/slurm-test-cluster, which scripts/check
 # starts): its configuration, for every Slurm command the tests run.
 if os.environ.get("SLURM_CONF") and os.path.exists(os.environ["SLURM_CONF"]) \
