@@ -1,6 +1,7 @@
 # Finds every dependency from the distribution's packages (Debian 12, Ubuntu 24.04).
-# Required: LLVM/Clang 19, HDF5, SQLite3, CURL, tomlplusplus, nlohmann_json, Catch2
-# (tests). Optional, switched by R3_WITH_CUDA / R3_WITH_MPI: the CUDA toolkit and MPI.
+# Required: LLVM/Clang 19, HDF5, SQLite3, CURL, zlib, tomlplusplus, nlohmann_json,
+# Catch2, lit and FileCheck (tests). Optional, switched by R3_WITH_CUDA /
+# R3_WITH_MPI (AUTO, ON, OFF): the CUDA toolkit and MPI.
 # Every missing piece is named with the package that provides it.
 
 function(r3_missing what package)
@@ -42,6 +43,10 @@ find_package(CURL)
 if(NOT CURL_FOUND)
   r3_missing("libcurl" "libcurl4-openssl-dev")
 endif()
+find_package(ZLIB)
+if(NOT ZLIB_FOUND)
+  r3_missing("zlib" "zlib1g-dev")
+endif()
 find_package(nlohmann_json 3 CONFIG)
 if(NOT nlohmann_json_FOUND)
   r3_missing("nlohmann_json" "nlohmann-json3-dev")
@@ -58,7 +63,40 @@ if(NOT tomlplusplus_FOUND)
   add_library(tomlplusplus::tomlplusplus ALIAS PkgConfig::tomlplusplus)
 endif()
 
-if(R3_WITH_CUDA)
+# R3_WITH_CUDA and R3_WITH_MPI are AUTO, ON or OFF. AUTO (the default) builds
+# the part when its dependency is found and says so either way; ON requires it,
+# so that a package manager's +cuda or +mpi never installs an r3 without it.
+function(r3_feature_mode var out)
+  string(TOUPPER "${${var}}" value)
+  if(value STREQUAL "AUTO")
+    set(${out} AUTO PARENT_SCOPE)
+  elseif(value MATCHES "^(ON|YES|TRUE|Y|1)$")
+    set(${out} ON PARENT_SCOPE)
+  elseif(value MATCHES "^(OFF|NO|FALSE|N|0)$")
+    set(${out} OFF PARENT_SCOPE)
+  else()
+    message(FATAL_ERROR "r3: error: ${var}: expected AUTO, ON or OFF, "
+                        "got '${${var}}'")
+  endif()
+endfunction()
+
+# A feature that was not found: fatal when it was asked for (ON), a warning
+# when it was only wanted if present (AUTO).
+function(r3_feature_missing var mode what hint)
+  if(mode STREQUAL "ON")
+    message(FATAL_ERROR "r3: error: ${var}=ON: ${what}; ${hint}, or configure "
+                        "with -D${var}=AUTO to build without it when it is "
+                        "absent")
+  endif()
+  message(WARNING "r3: ${what}: building without it (${var}=AUTO); ${hint}, "
+                  "or pass -D${var}=OFF to silence this")
+endfunction()
+
+r3_feature_mode(R3_WITH_CUDA r3_cuda_mode)
+set(R3_HAVE_CUDA OFF)
+if(r3_cuda_mode STREQUAL "OFF")
+  message(STATUS "r3: CUDA backend disabled (R3_WITH_CUDA=OFF)")
+else()
   find_package(CUDAToolkit 12)
   # CMake 3.25 predates the CUDA::nvJitLink target: make it from the library.
   if(CUDAToolkit_FOUND AND NOT TARGET CUDA::nvJitLink)
@@ -76,35 +114,66 @@ if(R3_WITH_CUDA)
   if(TARGET CUDA::nvrtc)
     set_property(TARGET CUDA::nvrtc PROPERTY INTERFACE_LINK_LIBRARIES "")
   endif()
-  if(CUDAToolkit_FOUND AND TARGET CUDA::cupti AND TARGET CUDA::nvrtc
-     AND TARGET CUDA::nvJitLink)
+  set(r3_cuda_lacks)
+  foreach(part cupti nvrtc nvJitLink)
+    if(NOT TARGET CUDA::${part})
+      list(APPEND r3_cuda_lacks ${part})
+    endif()
+  endforeach()
+  if(NOT CUDAToolkit_FOUND)
+    string(CONCAT what "the CUDA toolkit 12 or newer was not found (looked at "
+                  "CUDAToolkit_ROOT, CUDA_PATH, nvcc on PATH, /usr/local/cuda)")
+    string(CONCAT hint "install NVIDIA's CUDA toolkit (not a distribution "
+                  "package of the right version) or point "
+                  "-DCUDAToolkit_ROOT=DIR at it")
+    r3_feature_missing(R3_WITH_CUDA ${r3_cuda_mode} "${what}" "${hint}")
+  elseif(r3_cuda_lacks)
+    string(REPLACE ";" ", " r3_cuda_lacks "${r3_cuda_lacks}")
+    string(CONCAT what "the CUDA toolkit ${CUDAToolkit_VERSION} at "
+                  "${CUDAToolkit_TARGET_DIR} lacks ${r3_cuda_lacks} (expected "
+                  "CUPTI, NVRTC and nvJitLink)")
+    r3_feature_missing(R3_WITH_CUDA ${r3_cuda_mode} "${what}"
+                       "install the toolkit's CUPTI, NVRTC and nvJitLink")
+  else()
     message(STATUS "r3: CUDA ${CUDAToolkit_VERSION} at ${CUDAToolkit_TARGET_DIR}: "
                    "CUDA backend enabled")
     set(R3_HAVE_CUDA ON)
-  else()
-    message(WARNING "r3: the CUDA toolkit (12 or newer, with CUPTI, NVRTC and "
-                    "nvJitLink) was not found: building without the CUDA backend. "
-                    "Install NVIDIA's CUDA toolkit (it is not a distribution package "
-                    "of the right version) or pass -DR3_WITH_CUDA=OFF to silence this.")
-    set(R3_HAVE_CUDA OFF)
   endif()
-else()
-  message(STATUS "r3: CUDA backend disabled (R3_WITH_CUDA=OFF)")
-  set(R3_HAVE_CUDA OFF)
 endif()
 
-if(R3_WITH_MPI)
+# The architecture `r3 compile` targets when --arch is not given, and the
+# CUDA recipes build for when ARCH is not set (`r3 --version` prints it):
+# 90 or sm_90. Empty: --arch is required.
+set(R3_DEFAULT_CUDA_ARCH "" CACHE STRING
+    "Default GPU architecture of r3 compile and the CUDA recipes (90 or sm_90)")
+set(R3_DEFAULT_CUDA_ARCH_NAME "")
+if(NOT R3_DEFAULT_CUDA_ARCH STREQUAL "")
+  if(NOT R3_DEFAULT_CUDA_ARCH MATCHES "^(sm_)?([1-9][0-9][0-9]?)$")
+    message(FATAL_ERROR "r3: error: R3_DEFAULT_CUDA_ARCH: expected a compute "
+                        "capability such as 90 or sm_90, got "
+                        "'${R3_DEFAULT_CUDA_ARCH}'")
+  endif()
+  set(R3_DEFAULT_CUDA_ARCH_NAME "sm_${CMAKE_MATCH_2}")
+  if(R3_HAVE_CUDA)
+    message(STATUS "r3: default CUDA architecture ${R3_DEFAULT_CUDA_ARCH_NAME}")
+  endif()
+endif()
+
+r3_feature_mode(R3_WITH_MPI r3_mpi_mode)
+set(R3_HAVE_MPI OFF)
+if(r3_mpi_mode STREQUAL "OFF")
+  message(STATUS "r3: MPI campaigns disabled (R3_WITH_MPI=OFF)")
+else()
   find_package(MPI COMPONENTS C)
   if(MPI_FOUND)
     message(STATUS "r3: MPI ${MPI_C_VERSION}: multi-node campaigns enabled")
     set(R3_HAVE_MPI ON)
   else()
-    message(WARNING "r3: MPI not found: building without multi-node campaigns "
-                    "(package libopenmpi-dev, or -DR3_WITH_MPI=OFF to silence this)")
-    set(R3_HAVE_MPI OFF)
+    string(CONCAT hint "install an MPI (Debian/Ubuntu package: "
+                  "libopenmpi-dev) or point -DMPI_C_COMPILER=PATH at its mpicc")
+    r3_feature_missing(R3_WITH_MPI ${r3_mpi_mode}
+                       "MPI (the C API) was not found" "${hint}")
   endif()
-else()
-  set(R3_HAVE_MPI OFF)
 endif()
 
 if(R3_BUILD_TESTS)
@@ -113,7 +182,10 @@ if(R3_BUILD_TESTS)
     r3_missing("Catch2" "catch2")
   endif()
   find_package(Python3 COMPONENTS Interpreter)
-  find_program(R3_LIT NAMES lit.py PATHS /usr/lib/llvm-19/build/utils/lit NO_DEFAULT_PATH)
+  # lit: Debian's llvm-19-tools ships it as a script beside LLVM; elsewhere
+  # (pip, Spack's py-lit) it is the `lit` command on PATH.
+  find_program(R3_LIT NAMES lit.py lit llvm-lit
+               PATHS /usr/lib/llvm-19/build/utils/lit ${LLVM_TOOLS_BINARY_DIR})
   find_program(R3_FILECHECK NAMES FileCheck PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
   find_program(R3_NOT NAMES not PATHS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
   if(NOT R3_LIT OR NOT R3_FILECHECK OR NOT R3_NOT OR NOT Python3_FOUND)

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Builds cuda-matmul with nvcc (default static cudart, sm_90 code plus PTX)
+# Builds cuda-matmul with nvcc (default static cudart, ARCH code plus PTX)
 # and, unless BUILD_ONLY=1, records its third multiply (launch 2) into
 # matmul.h5. Uses $R3 (or the r3 on PATH) and $NVCC (default nvcc on PATH or
-# /usr/local/cuda/bin/nvcc); ARCH sets the GPU architecture (default sm_90).
+# /usr/local/cuda/bin/nvcc); ARCH sets the GPU architecture (default: r3's
+# own, else sm_90).
 set -euo pipefail
 cd "$(dirname "$0")"
 R3=${R3:-r3}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-ARCH=${ARCH:-sm_90}
+# r3's own default: the architecture it was built for (`r3 --version`).
+r3_arch=$({ "$R3" --version 2>/dev/null || true; } |
+  sed -n 's/^default cuda arch: //p')
+ARCH=${ARCH:-${r3_arch:-sm_90}}
 "$NVCC" -O2 -arch="$ARCH" -o matmul matmul.cu
 if [ "${BUILD_ONLY:-0}" = 1 ]; then
   exit 0

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Builds cuda-spmv with nvcc, linked against the shared cudart
-# (-cudart shared), sm_90 code plus PTX, and, unless BUILD_ONLY=1, records
+# (-cudart shared), ARCH code plus PTX, and, unless BUILD_ONLY=1, records
 # its fourth product (launch 3) into spmv.h5. Uses $R3 (or the r3 on PATH)
 # and $NVCC (default nvcc on PATH or /usr/local/cuda/bin/nvcc); ARCH sets
-# the GPU architecture (default sm_90).
+# the GPU architecture (default: r3's
+# own, else sm_90).
 set -euo pipefail
 cd "$(dirname "$0")"
 R3=${R3:-r3}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-ARCH=${ARCH:-sm_90}
+# r3's own default: the architecture it was built for (`r3 --version`).
+r3_arch=$({ "$R3" --version 2>/dev/null || true; } |
+  sed -n 's/^default cuda arch: //p')
+ARCH=${ARCH:-${r3_arch:-sm_90}}
 # The rpath finds libcudart.so next to the nvcc that built it.
 "$NVCC" -O2 -arch="$ARCH" -cudart shared \
   -Xlinker -rpath -Xlinker "$(dirname "$NVCC")/../lib64" -o spmv spmv.cu

@@ -4,13 +4,16 @@
 # program that uses the driver API only (-cudart none -lcuda). Unless
 # BUILD_ONLY=1, records its third batch (launch 2) into xs.h5. Uses $R3 (or
 # the r3 on PATH) and $NVCC (default nvcc on PATH or
-# /usr/local/cuda/bin/nvcc); ARCH sets the GPU architecture (default sm_90;
-# a cubin runs on that architecture only).
+# /usr/local/cuda/bin/nvcc); ARCH sets the GPU architecture (default: r3's
+# own, else sm_90; a cubin runs on that architecture only).
 set -euo pipefail
 cd "$(dirname "$0")"
 R3=${R3:-r3}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-ARCH=${ARCH:-sm_90}
+# r3's own default: the architecture it was built for (`r3 --version`).
+r3_arch=$({ "$R3" --version 2>/dev/null || true; } |
+  sed -n 's/^default cuda arch: //p')
+ARCH=${ARCH:-${r3_arch:-sm_90}}
 BIN2C=${BIN2C:-$(dirname "$NVCC")/bin2c}
 "$NVCC" -O2 -arch="$ARCH" -cubin -o xs_kernel.cubin xs_kernel.cu
 "$BIN2C" --const --name xs_cubin xs_kernel.cubin > xs_cubin.h

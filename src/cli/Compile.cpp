@@ -6,6 +6,7 @@
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "compile/CompileCommands.h"
+#include "r3/BuildConfig.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
 #include "support/StringUtil.h"
@@ -45,6 +46,18 @@ Expected<std::string> required(const ParsedArgs &A, std::string_view Name,
   if (!V || V->empty())
     return makeError("option '", Name, "' is required (", Example, ")");
   return *V;
+}
+
+/// --arch, else the build's default (R3_DEFAULT_CUDA_ARCH), else an error.
+Expected<std::string> archOption(const ParsedArgs &A) {
+  auto V = A.value("--arch");
+  if (V && !V->empty())
+    return *V;
+  if (*DefaultCudaArch)
+    return std::string(DefaultCudaArch);
+  return Error::make("option '--arch' is required (--arch sm_90): this r3 was "
+                     "built without a default architecture "
+                     "(R3_DEFAULT_CUDA_ARCH)");
 }
 
 /// sm_90 → (9, 0), sm_100 → (10, 0), sm_86 → (8, 6).
@@ -106,7 +119,7 @@ Expected<CompilePlan> parsePlan(const ParsedArgs &A) {
     return makeError("option '--source': no such file '", O.SourcePath, "'");
   R3_TRY(moveInto(required(A, "--kernel", "--kernel NAME"), O.Kernel));
   std::string Arch;
-  R3_TRY(moveInto(required(A, "--arch", "--arch sm_90"), Arch));
+  R3_TRY(moveInto(archOption(A), Arch));
   R3_TRY(parseArch(Arch, O));
   R3_TRY(parseCompilerSettings(A, O));
   R3_TRY(parseSpecialize(A, P));
@@ -295,7 +308,9 @@ CommandSpec compileCommand() {
         "$XDG_CACHE_HOME/r3, else ~/.cache/r3.",
         {{"--source", "", Arity::Value, "FILE", "the kernel's source file"},
          {"--kernel", "", Arity::Value, "NAME", "the kernel to compile"},
-         {"--arch", "", Arity::Value, "sm_XX", "target compute capability"},
+         {"--arch", "", Arity::Value, "sm_XX",
+          "target compute capability (default: the build's, shown by r3 "
+          "--version)"},
          {"--toolchain", "", Arity::Value, "llvm|nvrtc|nvcc",
           "which compiler to use"},
          {"--capture", "", Arity::Value, "CAPTURE.h5",

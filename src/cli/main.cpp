@@ -1,6 +1,7 @@
 // The r3 binary: dispatches the first word to a row of the command table.
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
+#include "r3/BuildConfig.h"
 #include "r3/Version.h"
 #include "campaign/Worker.h"
 #ifdef R3_HAVE_CUDA
@@ -92,6 +93,17 @@ int runCompileServerCommand(const std::vector<std::string> &Words) {
   return ExitFailure;
 #endif
 }
+/// `r3 --version`: the version, then what this build holds, one
+/// "key: value" line each, for people and for scripts (the CUDA recipes read
+/// their default architecture here).
+int printVersion() {
+  std::printf("r3 %s\n", r3::Version);
+  std::printf("backends: %s\n", BuiltBackends);
+  std::printf("mpi: %s\n", BuiltMpi);
+  if (*DefaultCudaArch)
+    std::printf("default cuda arch: %s\n", DefaultCudaArch);
+  return ExitSuccess;
+}
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -113,10 +125,8 @@ int main(int Argc, char **Argv) {
     return runTuneWorkerCommand(Words);
   if (First == "__compile-server")
     return runCompileServerCommand(Words);
-  if (First == "--version" || First == "-V") {
-    std::printf("r3 %s\n", r3::Version);
-    return ExitSuccess;
-  }
+  if (First == "--version" || First == "-V")
+    return printVersion();
   if (First == "--help" || First == "-h") {
     printOverview(stdout);
     return ExitSuccess;

@@ -25,6 +25,13 @@ config.environment["NO_COLOR"] = "1"
 for _var in ("R3_CLANG", "R3_CUDA_PATH", "R3_NVCC", "CUDA_VISIBLE_DEVICES"):
     if _var in os.environ:
         config.environment[_var] = os.environ[_var]
+# Under a Spack build (spack install --test=root), PATH leads to Spack's
+# compiler wrappers (its ld among them, which clang runs to link the test
+# applications), and they refuse to run without their SPACK_* settings,
+# which lit would otherwise leave out.
+for _var, _value in os.environ.items():
+    if _var.startswith("SPACK_"):
+        config.environment[_var] = _value
 # A running Slurm cluster (scripts/slurm-test-cluster, which scripts/check
 # starts): its configuration, for every Slurm command the tests run.
 if os.environ.get("SLURM_CONF") and os.path.exists(os.environ["SLURM_CONF"]) \
@@ -48,6 +55,11 @@ config.substitutions.append(("%make-capture", config.make_capture))
 config.substitutions.append(("%clangxx", config.clang + "++"))
 config.substitutions.append(("%clang", config.clang))
 config.substitutions.append(("%recipes", os.path.join(config.r3_source_dir, "recipes")))
+# A configure of r3's source (cmake-options.test) finds the LLVM and Clang
+# this build found.
+config.substitutions.append(("%cmake-source", "-S %s -DLLVM_DIR=%s -DClang_DIR=%s" % (
+    config.r3_source_dir, getattr(config, "llvm_cmake_dir", ""),
+    getattr(config, "clang_cmake_dir", ""))))
 # Host-runtime tests build applications against the runtime directly, with
 # descriptors written by hand instead of the pass plugin.
 config.substitutions.append(("%host-rt-cflags", "-I" + os.path.join(config.r3_source_dir, "src")))
@@ -59,8 +71,9 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 if shutil.which("nvidia-smi") and os.path.exists("/dev/nvidia0"):
     config.available_features.add("gpu")
 # The HTML report is opened in headless Chromium (Debian's chromium package,
-# scripts/install-deps); without it those tests are skipped visibly.
-if shutil.which("chromium"):
+# scripts/install-deps); without it, or with R3_NO_CHROMIUM=1 (install-deps
+# --no-chromium), those tests are skipped visibly.
+if shutil.which("chromium") and not os.environ.get("R3_NO_CHROMIUM"):
     config.available_features.add("chromium")
     config.substitutions.append(
         ("%chromium", "chromium --headless --no-sandbox --disable-gpu"))
@@ -69,6 +82,12 @@ if config.r3_sanitize:
     config.available_features.add("asan")
 if config.r3_have_cuda:
     config.available_features.add("cuda-toolkit")
+# A build configured with R3_DEFAULT_CUDA_ARCH (Spack's cuda_arch) compiles
+# for it when r3 compile is given no --arch.
+if getattr(config, "r3_default_cuda_arch", ""):
+    config.available_features.add("default-cuda-arch")
+    config.substitutions.append(
+        ("%default-cuda-arch", config.r3_default_cuda_arch))
 # MPI campaigns run under Debian's Open MPI: as root it needs
 # --allow-run-as-root, and more ranks than cores --oversubscribe.
 # Open MPI's own allocations outlive MPI_Finalize (its components are
