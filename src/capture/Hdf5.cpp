@@ -311,8 +311,15 @@ Expected<std::vector<std::string>> readStringDataset(hid_t Loc,
   if (H5Dread(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
               Ptrs.data()) < 0)
     return lastError(Name);
-  std::vector<std::string> Out(Ptrs.begin(), Ptrs.end());
+  // A damaged or unfinished file reads an element it never stored as a
+  // null string (HDF5's fill value).
+  bool Missing = std::find(Ptrs.begin(), Ptrs.end(), nullptr) != Ptrs.end();
+  std::vector<std::string> Out;
+  if (!Missing)
+    Out.assign(Ptrs.begin(), Ptrs.end());
   H5Dvlen_reclaim(Type.get(), Space.get(), H5P_DEFAULT, Ptrs.data());
+  if (Missing)
+    return Error::make(Name + ": a string element is missing (null)");
   return Out;
 }
 
