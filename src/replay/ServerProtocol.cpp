@@ -154,7 +154,7 @@ Expected<ReadStatus> readBefore(int Fd,
 Expected<ReadStatus> readPart(int Fd,
                               std::optional<ServerClock::time_point> Deadline,
                               uint64_t Length, std::vector<uint8_t> &Out) {
-  constexpr uint64_t Step = 16ull << 20;
+  constexpr uint64_t Step = 1ull << 20;
   Out.clear();
   while (Out.size() < Length) {
     size_t Have = Out.size();

@@ -135,7 +135,7 @@ Error readExactly(int Fd, std::span<uint8_t> Out) {
 }
 
 Error readGrowing(int Fd, uint64_t Length, std::vector<uint8_t> &Out) {
-  constexpr uint64_t Step = 16ull << 20;
+  constexpr uint64_t Step = 1ull << 20;
   Out.clear();
   while (Out.size() < Length) {
     size_t Have = Out.size();
