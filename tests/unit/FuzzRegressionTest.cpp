@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -265,4 +266,36 @@ TEST_CASE("fuzz: a capture's scalar attribute with several values is an error",
   CHECK(openError(Path).find(
             "attribute 'format_version': expected one value, got 4") !=
         std::string::npos);
+}
+
+TEST_CASE("capture superblocks are checked before HDF5 reads them", "[fuzz]") {
+  // What r3 can check itself before handing a damaged file to HDF5
+  // (capture/Superblock.h), on the superblock HDF5 1.10 writes (version 0).
+  std::string Path = damagedCapture("superblock.h5", [](hid_t) {});
+  std::vector<char> Bytes;
+  {
+    std::ifstream In(Path, std::ios::binary);
+    Bytes.assign(std::istreambuf_iterator<char>(In), {});
+  }
+  REQUIRE(Bytes.size() > 96);
+  REQUIRE(Bytes[8] == 0); // superblock version 0
+  auto Patched = [&](size_t At, uint64_t V) {
+    std::vector<char> B = Bytes;
+    std::memcpy(B.data() + At, &V, sizeof(V));
+    std::ofstream(Path, std::ios::binary).write(B.data(), B.size());
+    auto R = CaptureReader::open(Path);
+    REQUIRE_FALSE(R);
+    return R.error().message().substr(Path.size() + 2);
+  };
+  CHECK(Patched(64, 1ull << 40) ==
+        "damaged HDF5 superblock: the root group at 1099511627776 lies past "
+        "the end of the file's data (" +
+            std::to_string(Bytes.size()) + ")");
+  CHECK(Patched(40, Bytes.size() + 1) ==
+        "truncated file: its superblock says " +
+            std::to_string(Bytes.size() + 1) + " bytes, the file has " +
+            std::to_string(Bytes.size()));
+  CHECK(Patched(8, 0x0808080808080807ull)
+            .starts_with("HDF5 superblock version 7 is not one HDF5 writes"));
+  std::filesystem::remove(Path);
 }
