@@ -5,8 +5,8 @@
 // candidate is.
 #include "campaign/WorkerProtocol.h"
 
-#include "support/Frame.h"
 #include "replay/ServerProtocol.h"
+#include "support/Frame.h"
 
 #include <cerrno>
 #include <cstring>
@@ -43,7 +43,7 @@ void writeDouble(wire::MetaWriter &W, double D) {
 }
 
 std::vector<std::string> readStrings(wire::MetaReader &R) {
-  std::vector<std::string> Out(R.u32());
+  std::vector<std::string> Out(R.count(sizeof(uint64_t)));
   for (std::string &S : Out)
     S = R.str();
   return Out;
@@ -206,9 +206,10 @@ Expected<std::optional<WorkerMessage>> readMessage(int Fd) {
   if (Length > MaxBody)
     return makeError("worker protocol: a message of ", Length,
                      " bytes is larger than any this protocol sends");
-  Bytes.resize(16 + Length);
-  if (Error E = wire::readExactly(Fd, std::span(Bytes).subspan(16)))
+  std::vector<uint8_t> Body;
+  if (Error E = wire::readGrowing(Fd, Length, Body))
     return makeError("worker protocol: ", E.message());
+  Bytes.insert(Bytes.end(), Body.begin(), Body.end());
   auto M = decodeMessage(Bytes);
   if (!M)
     return M.takeError();

@@ -3,6 +3,7 @@
 
 #include "capture/Format.h"
 #include "capture/Hdf5.h"
+#include "capture/Superblock.h"
 #include "support/FileUtil.h"
 
 #include <algorithm>
@@ -320,6 +321,8 @@ CaptureReader::open(const std::string &Path) {
   I->Path = Path;
   if (!pathExists(Path))
     return Error::make(Path + ": no such file");
+  if (Error E = checkSuperblockOf(Path))
+    return std::move(E).context(Path);
   auto File = h5::openFile(Path);
   if (!File)
     return File.takeError().context(Path);

@@ -152,6 +152,41 @@ int64_t elementCount(hid_t Space) {
   return H5Sget_simple_extent_npoints(Space);
 }
 
+/// H5Aread writes every element of an attribute: the scalar readers'
+/// attributes must hold exactly one, or a damaged file overflows them.
+Error expectOne(hid_t Attr, const std::string &Name) {
+  Handle Space(H5Aget_space(Attr), H5Sclose);
+  int64_t N = elementCount(Space.get());
+  if (N != 1)
+    return makeError("attribute '", Name, "': expected one value, got ", N);
+  return Error::success();
+}
+
+/// The size in bytes of the file that holds Obj (0 when unknown).
+uint64_t fileBytes(hid_t Obj) {
+  Handle File(H5Iget_file_id(Obj), H5Fclose);
+  hsize_t Size = 0;
+  if (!File.valid() || H5Fget_filesize(File.get(), &Size) < 0)
+    return 0;
+  return Size;
+}
+
+/// The element count of a small object that r3 reads whole (an attribute,
+/// a list of integers or strings, a parameter buffer), checked before a
+/// buffer is sized by it: such objects are stored whole, uncompressed, so
+/// one cannot hold more elements than its file has bytes. A larger count is
+/// a damaged dataspace (it once asked for exabytes).
+Expected<size_t> smallCount(hid_t Obj, hid_t Space, const std::string &Name) {
+  int64_t N = elementCount(Space);
+  if (N < 0)
+    return lastError(Name + ": cannot read its dataspace");
+  uint64_t Limit = fileBytes(Obj);
+  if (static_cast<uint64_t>(N) > Limit)
+    return makeError(Name, ": ", N, " elements in a file of ", Limit,
+                     " bytes (a damaged dataspace)");
+  return static_cast<size_t>(N);
+}
+
 Error expectClass(hid_t Obj, H5T_class_t Class, const std::string &Name,
                   const char *Expected, bool IsAttr) {
   Handle Type(IsAttr ? H5Aget_type(Obj) : H5Dget_type(Obj), H5Tclose);
@@ -190,6 +225,7 @@ Expected<uint64_t> readUnsignedAttr(hid_t Obj, const std::string &Name) {
   if (!A)
     return A.takeError();
   R3_TRY(expectClass(A->get(), H5T_INTEGER, Name, "an integer", true));
+  R3_TRY(expectOne(A->get(), Name));
   uint64_t V = 0;
   if (H5Aread(A->get(), H5T_NATIVE_UINT64, &V) < 0)
     return lastError("attribute '" + Name + "'");
@@ -201,6 +237,7 @@ Expected<int64_t> readSignedAttr(hid_t Obj, const std::string &Name) {
   if (!A)
     return A.takeError();
   R3_TRY(expectClass(A->get(), H5T_INTEGER, Name, "an integer", true));
+  R3_TRY(expectOne(A->get(), Name));
   int64_t V = 0;
   if (H5Aread(A->get(), H5T_NATIVE_INT64, &V) < 0)
     return lastError("attribute '" + Name + "'");
@@ -216,7 +253,12 @@ Expected<std::string> readStringAttr(hid_t Obj, const std::string &Name) {
   if (H5Tis_variable_str(Type.get()) > 0)
     return Error::make("attribute '" + Name +
                        "': expected a fixed-length string");
-  std::string S(H5Tget_size(Type.get()), '\0');
+  R3_TRY(expectOne(A->get(), Name));
+  size_t Bytes = H5Tget_size(Type.get());
+  if (Bytes > fileBytes(Obj))
+    return makeError("attribute '", Name, "': a string of ", Bytes,
+                     " bytes in a file of ", fileBytes(Obj), " bytes");
+  std::string S(Bytes, '\0');
   if (H5Aread(A->get(), Type.get(), S.data()) < 0)
     return lastError("attribute '" + Name + "'");
   S.resize(S.find('\0') == std::string::npos ? S.size() : S.find('\0'));
@@ -230,8 +272,9 @@ Expected<std::vector<uint32_t>> readU32ArrayAttr(hid_t Obj,
     return A.takeError();
   R3_TRY(expectClass(A->get(), H5T_INTEGER, Name, "integers", true));
   Handle Space(H5Aget_space(A->get()), H5Sclose);
-  std::vector<uint32_t> V(
-      static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  size_t N = 0;
+  R3_TRY(moveInto(smallCount(Obj, Space.get(), "attribute '" + Name + "'"), N));
+  std::vector<uint32_t> V(N);
   if (!V.empty() && H5Aread(A->get(), H5T_NATIVE_UINT32, V.data()) < 0)
     return lastError("attribute '" + Name + "'");
   return V;
@@ -268,8 +311,9 @@ Expected<std::vector<uint64_t>> readU64Dataset(hid_t Loc,
     return D.takeError();
   R3_TRY(expectClass(D->get(), H5T_INTEGER, Name, "integers", false));
   Handle Space(H5Dget_space(D->get()), H5Sclose);
-  std::vector<uint64_t> V(
-      static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  size_t N = 0;
+  R3_TRY(moveInto(smallCount(D->get(), Space.get(), Name), N));
+  std::vector<uint64_t> V(N);
   if (!V.empty() && H5Dread(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
                             H5P_DEFAULT, V.data()) < 0)
     return lastError(Name);
@@ -304,15 +348,23 @@ Expected<std::vector<std::string>> readStringDataset(hid_t Loc,
   Handle Type(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(Type.get(), H5T_VARIABLE);
   Handle Space(H5Dget_space(D->get()), H5Sclose);
-  std::vector<char *> Ptrs(
-      static_cast<size_t>(std::max<int64_t>(0, elementCount(Space.get()))));
+  size_t N = 0;
+  R3_TRY(moveInto(smallCount(D->get(), Space.get(), Name), N));
+  std::vector<char *> Ptrs(N);
   if (Ptrs.empty())
     return std::vector<std::string>();
   if (H5Dread(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
               Ptrs.data()) < 0)
     return lastError(Name);
-  std::vector<std::string> Out(Ptrs.begin(), Ptrs.end());
+  // A damaged or unfinished file reads an element it never stored as a
+  // null string (HDF5's fill value).
+  bool Missing = std::find(Ptrs.begin(), Ptrs.end(), nullptr) != Ptrs.end();
+  std::vector<std::string> Out;
+  if (!Missing)
+    Out.assign(Ptrs.begin(), Ptrs.end());
   H5Dvlen_reclaim(Type.get(), Space.get(), H5P_DEFAULT, Ptrs.data());
+  if (Missing)
+    return Error::make(Name + ": a string element is missing (null)");
   return Out;
 }
 
@@ -335,6 +387,9 @@ Expected<std::vector<uint8_t>> readSmallBytes(hid_t Loc,
   auto Size = byteDatasetSize(D->get());
   if (!Size)
     return Size.takeError().context(Name);
+  if (*Size > fileBytes(D->get()))
+    return makeError(Name, ": ", *Size, " bytes in a file of ",
+                     fileBytes(D->get()), " bytes (a damaged dataspace)");
   std::vector<uint8_t> V(*Size);
   if (!V.empty() && H5Dread(D->get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL,
                             H5P_DEFAULT, V.data()) < 0)

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -83,14 +84,13 @@ size_t keep(const std::vector<std::string> &W, size_t I, const std::string &Dir,
   return 0;
 }
 
-Expected<json> readDatabase(const std::string &Path) {
-  std::ifstream In(Path);
+Expected<std::string> readDatabase(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
   if (!In)
     return makeError("compile commands '", Path, "' cannot be opened");
-  json J = json::parse(In, nullptr, /*allow_exceptions=*/false);
-  if (J.is_discarded() || !J.is_array())
-    return makeError(Path, ": expected a JSON array of compile commands");
-  return J;
+  std::ostringstream Text;
+  Text << In.rdbuf();
+  return Text.str();
 }
 
 std::string canonical(const std::string &P, const std::string &Dir) {
@@ -167,8 +167,18 @@ std::vector<std::string> deviceFlags(const std::vector<std::string> &Words,
 Expected<std::vector<std::string>>
 flagsFromCompileCommands(const std::string &Database,
                          const std::string &Source) {
-  json J;
-  R3_TRY(moveInto(readDatabase(Database), J));
+  std::string Text;
+  R3_TRY(moveInto(readDatabase(Database), Text));
+  return flagsFromCompileCommandsText(Text, Database, Source);
+}
+
+Expected<std::vector<std::string>>
+flagsFromCompileCommandsText(const std::string &Text,
+                             const std::string &Database,
+                             const std::string &Source) {
+  json J = json::parse(Text, nullptr, /*allow_exceptions=*/false);
+  if (J.is_discarded() || !J.is_array())
+    return makeError(Database, ": expected a JSON array of compile commands");
   std::string Want = canonical(Source, fs::current_path().string());
   for (const json &Entry : J) {
     if (!Entry.is_object())

@@ -19,6 +19,11 @@ namespace r3 {
 Expected<std::vector<std::string>>
 flagsFromCompileCommands(const std::string &Database,
                          const std::string &Source);
+/// The same from the database's text; Database only names it in messages.
+Expected<std::vector<std::string>>
+flagsFromCompileCommandsText(const std::string &Text,
+                             const std::string &Database,
+                             const std::string &Source);
 
 /// Splits a command line like a POSIX shell does for words, single and double
 /// quotes and backslash escapes (no expansions).

@@ -105,8 +105,8 @@ Error Sink::onModule(std::span<const uint8_t> Meta, uint64_t Bulk) {
   if (Bulk > MaxImage)
     return makeError("record stream: a module image of ", Bulk,
                      " bytes (more than 2 GiB: corrupt stream)");
-  std::vector<uint8_t> Image(Bulk);
-  R3_TRY(readExactly(Fd, Image));
+  std::vector<uint8_t> Image;
+  R3_TRY(readGrowing(Fd, Bulk, Image));
   auto Index = Writer->addModule(M.Kind, Image);
   if (!Index)
     return Index.takeError();
@@ -258,8 +258,8 @@ Expected<RecordStats> Sink::run() {
     if (H.MetaLength > MaxMeta)
       return makeError("record stream: a frame with ", H.MetaLength,
                        " bytes of fields (corrupt stream)");
-    std::vector<uint8_t> Meta(H.MetaLength);
-    R3_TRY(readExactly(Fd, Meta));
+    std::vector<uint8_t> Meta;
+    R3_TRY(readGrowing(Fd, H.MetaLength, Meta));
     R3_TRY(handle(H, Meta, Done));
   }
   R3_TRY(Writer->finish());

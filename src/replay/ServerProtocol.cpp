@@ -2,6 +2,7 @@
 // frame against a deadline.
 #include "replay/ServerProtocol.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -73,12 +74,11 @@ void strs(MetaWriter &W, const std::vector<std::string> &V) {
 }
 
 std::vector<std::string> strs(MetaReader &R) {
-  uint32_t N = R.u32();
-  std::vector<std::string> V;
-  // Each string costs at least its 4-byte length: a count beyond what the
+  // Each string costs at least its 8-byte length: a count beyond what the
   // frame holds is a broken frame, which finish() reports.
-  for (uint32_t I = 0; I < N && I < (1u << 20); ++I)
-    V.push_back(R.str());
+  std::vector<std::string> V(R.count(sizeof(uint64_t)));
+  for (std::string &S : V)
+    S = R.str();
   return V;
 }
 
@@ -102,9 +102,16 @@ Error badEnum(const char *What) {
 }
 
 /// Reads exactly Out.size() bytes, waiting at most until Deadline.
+/// Where a read stands in its frame part, for messages: the bytes read
+/// before it and the part's whole length (0: the read is the whole part).
+struct PartProgress {
+  uint64_t Before = 0, Whole = 0;
+};
+
 Expected<ReadStatus> readBefore(int Fd,
                                 std::optional<ServerClock::time_point> Deadline,
-                                std::span<uint8_t> Out, bool FrameStart) {
+                                std::span<uint8_t> Out, bool FrameStart,
+                                PartProgress In = {}) {
   size_t Done = 0;
   while (Done < Out.size()) {
     int Wait = -1;
@@ -133,9 +140,29 @@ Expected<ReadStatus> readBefore(int Fd,
         return ReadStatus::End;
       return makeError("replay server protocol: the stream ended inside a "
                        "frame (",
-                       Done, " of ", Out.size(), " bytes)");
+                       In.Before + Done, " of ",
+                       In.Whole ? In.Whole : Out.size(), " bytes)");
     }
     Done += static_cast<size_t>(R);
+  }
+  return ReadStatus::Frame;
+}
+
+/// Reads a frame part of Length bytes into Out, growing Out as the bytes
+/// arrive rather than trusting the header's length up front: a corrupt
+/// header that claims gigabytes costs only the bytes that really come.
+Expected<ReadStatus> readPart(int Fd,
+                              std::optional<ServerClock::time_point> Deadline,
+                              uint64_t Length, std::vector<uint8_t> &Out) {
+  constexpr uint64_t Step = 1ull << 20;
+  Out.clear();
+  while (Out.size() < Length) {
+    size_t Have = Out.size();
+    Out.resize(Have + std::min(Step, Length - Have));
+    auto S = readBefore(Fd, Deadline, std::span(Out).subspan(Have),
+                        /*FrameStart=*/false, {Have, Length});
+    if (!S || *S != ReadStatus::Frame)
+      return S;
   }
   return ReadStatus::Frame;
 }
@@ -359,14 +386,10 @@ Expected<ReadStatus> readFrame(int Fd,
                      "(type ",
                      Kind, ", ", BulkLength, " bulk bytes)");
   Out.Kind = static_cast<ServerFrame>(Kind);
-  Out.Meta.resize(MetaLength);
-  Out.Bulk.resize(BulkLength);
-  for (std::span<uint8_t> Part : {std::span(Out.Meta), std::span(Out.Bulk)}) {
-    S = readBefore(Fd, Deadline, Part, /*FrameStart=*/false);
-    if (!S || *S != ReadStatus::Frame)
-      return S;
-  }
-  return ReadStatus::Frame;
+  S = readPart(Fd, Deadline, MetaLength, Out.Meta);
+  if (!S || *S != ReadStatus::Frame)
+    return S;
+  return readPart(Fd, Deadline, BulkLength, Out.Bulk);
 }
 
 } // namespace r3

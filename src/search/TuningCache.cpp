@@ -405,11 +405,9 @@ std::optional<size_t> TuningCache::reindex() {
   return Twice;
 }
 
-Expected<TuningCache> loadTuningCache(const std::string &Path) {
-  auto Bytes = readBytes(Path);
-  if (!Bytes)
-    return Bytes.takeError();
-  auto Doc = parseJson(*Bytes);
+Expected<TuningCache> parseTuningCache(const std::string &Text,
+                                       const std::string &Path) {
+  auto Doc = parseJson(Text);
   if (!Doc)
     return Doc.takeError().context(Path);
   TuningCache C;
@@ -417,6 +415,13 @@ Expected<TuningCache> loadTuningCache(const std::string &Path) {
   if (Error E = buildCache(*Doc, C))
     return std::move(E).context(Path);
   return C;
+}
+
+Expected<TuningCache> loadTuningCache(const std::string &Path) {
+  auto Bytes = readBytes(Path);
+  if (!Bytes)
+    return Bytes.takeError();
+  return parseTuningCache(*Bytes, Path);
 }
 
 } // namespace r3::search

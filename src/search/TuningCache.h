@@ -59,5 +59,9 @@ private:
 /// unreadable, neither gzip nor JSON, a missing key, an entry whose value is
 /// not in its parameter's domain, an empty cache, no entry with a time.
 Expected<TuningCache> loadTuningCache(const std::string &Path);
+/// The same from the JSON text of a cache (already inflated); Path only
+/// names it in messages.
+Expected<TuningCache> parseTuningCache(const std::string &Text,
+                                       const std::string &Path);
 
 } // namespace r3::search

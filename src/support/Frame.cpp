@@ -1,6 +1,7 @@
 // The frame codec (Frame.h).
 #include "support/Frame.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
@@ -90,6 +91,15 @@ std::vector<uint64_t> MetaReader::u64s() {
   return V;
 }
 
+uint32_t MetaReader::count(size_t MinBytes) {
+  uint32_t N = u32();
+  if (Failed || (MinBytes && N > (Data.size() - Pos) / MinBytes)) {
+    Failed = true;
+    return 0;
+  }
+  return N;
+}
+
 Error MetaReader::finish(const char *What) const {
   if (Failed)
     return makeError(What, " message: truncated fields");
@@ -99,7 +109,11 @@ Error MetaReader::finish(const char *What) const {
   return Error::success();
 }
 
-Error readExactly(int Fd, std::span<uint8_t> Out) {
+namespace {
+/// Reads Out whole; Before and Whole place it in a longer read, for the
+/// message.
+Error readPart(int Fd, std::span<uint8_t> Out, uint64_t Before,
+               uint64_t Whole) {
   size_t Done = 0;
   while (Done < Out.size()) {
     ssize_t R = ::read(Fd, Out.data() + Done, Out.size() - Done);
@@ -108,9 +122,25 @@ Error readExactly(int Fd, std::span<uint8_t> Out) {
     if (R < 0)
       return errnoError("read");
     if (R == 0)
-      return makeError("the stream ended in the middle of a frame (", Done,
-                       " of ", Out.size(), " bytes)");
+      return makeError("the stream ended in the middle of a frame (",
+                       Before + Done, " of ", Whole, " bytes)");
     Done += static_cast<size_t>(R);
+  }
+  return Error::success();
+}
+} // namespace
+
+Error readExactly(int Fd, std::span<uint8_t> Out) {
+  return readPart(Fd, Out, 0, Out.size());
+}
+
+Error readGrowing(int Fd, uint64_t Length, std::vector<uint8_t> &Out) {
+  constexpr uint64_t Step = 1ull << 20;
+  Out.clear();
+  while (Out.size() < Length) {
+    size_t Have = Out.size();
+    Out.resize(Have + std::min(Step, Length - Have));
+    R3_TRY(readPart(Fd, std::span(Out).subspan(Have), Have, Length));
   }
   return Error::success();
 }

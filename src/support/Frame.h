@@ -44,6 +44,10 @@ public:
   std::string str();
   std::vector<uint8_t> bytes();
   std::vector<uint64_t> u64s();
+  /// A u32 element count, checked against the bytes left when every element
+  /// takes at least MinBytes: a count the frame cannot hold is a read past
+  /// the end (and gives 0), so that no container is sized by a corrupt count.
+  uint32_t count(size_t MinBytes);
   /// An error if any read ran past the end or bytes are left over.
   Error finish(const char *What) const;
 
@@ -57,6 +61,10 @@ private:
 /// The receiving end's primitive: reads exactly Out.size() bytes, or says why
 /// not.
 Error readExactly(int Fd, std::span<uint8_t> Out);
+/// Reads Length bytes into Out (replacing what it held), growing Out as the
+/// bytes arrive rather than all at once: a corrupt length from the other end
+/// costs only the bytes that really come, not an allocation of its size.
+Error readGrowing(int Fd, uint64_t Length, std::vector<uint8_t> &Out);
 
 /// Writes a whole frame (header, meta, bulk) to Fd, retrying short writes
 /// and EINTR.
