@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
 
 namespace r3::search {
 
@@ -47,9 +46,8 @@ public:
     std::vector<Point> Out;
     std::vector<Point> Parents = population();
     for (unsigned I = 0; I < N; ++I) {
-      std::optional<Point> P = Parents.size() >= 2 && Ok >= Initial
-                                   ? breed(Parents)
-                                   : std::nullopt;
+      std::optional<Point> P =
+          Parents.size() >= 2 && Ok >= Initial ? breed(Parents) : std::nullopt;
       if (!P)
         P = randomUnseen();
       if (!P)
@@ -141,8 +139,9 @@ private:
         Any = true;
       }
     if (!Any)
-      mutateParam(P, Free[std::uniform_int_distribution<size_t>(
-                         0, Free.size() - 1)(R)]);
+      mutateParam(
+          P,
+          Free[std::uniform_int_distribution<size_t>(0, Free.size() - 1)(R)]);
   }
 
   void mutateParam(Point &P, size_t I) {
@@ -155,10 +154,11 @@ private:
       mutateSequence(Par, V);
       return;
     }
-    bool Step = Par.Kind == ParamKind::Ordinal &&
-                std::bernoulli_distribution(0.3)(R);
+    bool Step =
+        Par.Kind == ParamKind::Ordinal && std::bernoulli_distribution(0.3)(R);
     if (Step) {
-      bool Up = V[0] == 0 || (V[0] + 1 < N && std::bernoulli_distribution(0.5)(R));
+      bool Up =
+          V[0] == 0 || (V[0] + 1 < N && std::bernoulli_distribution(0.5)(R));
       V[0] = Up ? V[0] + 1 : V[0] - 1;
       return;
     }
@@ -175,7 +175,7 @@ private:
       return std::uniform_int_distribution<size_t>(0, N - 1)(R);
     };
     uint32_t Entry = static_cast<uint32_t>(Pick(Alphabet));
-    bool CanGrow = V.size() < Par.MaxLength, CanShrink = V.size() > Par.MinLength;
+    bool CanGrow = V.size()<Par.MaxLength, CanShrink = V.size()> Par.MinLength;
     unsigned Kind = static_cast<unsigned>(Pick(3));
     if (Kind == 0 && CanGrow)
       V.insert(V.begin() + Pick(V.size() + 1), Entry);

@@ -16,8 +16,9 @@
 //   rest (surrogate-assisted evolution; Jin, "Surrogate-assisted
 //   evolutionary computation", Swarm and Evolutionary Computation 2011).
 //   On a rugged space the screen is nearly random and costs the GA little;
-//   on a smooth one it steers the GA as BO would. Screening was what lifted
-//   the portfolio above either member on the convolution cache.
+//   on a smooth one it steers the GA as BO would. On the convolution cache
+//   screening raised the runs that reached the optimum from 15 to 24-29 of
+//   40 (bench/search-sim).
 // - Allocation by recent improvement. While the best time keeps improving,
 //   BO proposes most points (it is the faster climber); as evaluations go
 //   by without improvement, the share moves to the screened GA, whose
@@ -96,8 +97,8 @@ private:
   /// The probability that BO proposes the next point (see the file
   /// comment).
   double boShare() const {
-    return Low + (High - Low) * std::exp(-static_cast<double>(SinceBest) /
-                                         Patience);
+    return Low +
+           (High - Low) * std::exp(-static_cast<double>(SinceBest) / Patience);
   }
 
   /// Moves Member's proposals to Out, telling the other member they are
@@ -121,9 +122,8 @@ private:
       Order[I] = I;
     // Without a model yet (BO's initial design), the GA's order stands.
     if (Score.size() == Ps.size())
-      std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
-        return Score[A] > Score[B];
-      });
+      std::stable_sort(Order.begin(), Order.end(),
+                       [&](size_t A, size_t B) { return Score[A] > Score[B]; });
     std::vector<Point> Out;
     for (size_t I = 0; I < Order.size(); ++I) {
       if (I < N)

@@ -32,8 +32,8 @@ std::optional<double> Observations::best() const {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> Names = {
-    "portfolio", "bo", "random", "grid", "tpe", "ga"};
+constexpr std::array<std::string_view, 6> Names = {"portfolio", "bo",  "random",
+                                                   "grid",      "tpe", "ga"};
 
 /// Other names users reach for, mapped to the strategy they mean; used only
 /// for the "did you mean" suggestion.

@@ -105,8 +105,7 @@ std::unique_ptr<Strategy> makeGridSearch(const Space &S,
 std::unique_ptr<Strategy> makeTpe(const Space &S, const StrategyOptions &O);
 std::unique_ptr<Strategy> makeBayesOpt(const Space &S,
                                        const StrategyOptions &O);
-std::unique_ptr<Strategy> makeGenetic(const Space &S,
-                                      const StrategyOptions &O);
+std::unique_ptr<Strategy> makeGenetic(const Space &S, const StrategyOptions &O);
 std::unique_ptr<Strategy> makePortfolio(const Space &S,
                                         const StrategyOptions &O);
 

@@ -14,7 +14,7 @@ using namespace r3::search::testing;
 namespace {
 
 const char *const AllStrategies[] = {"random", "grid", "tpe",
-                                      "bo",     "ga",   "portfolio"};
+                                     "bo",     "ga",   "portfolio"};
 
 std::unique_ptr<Strategy> make(const std::string &Name, const Space &S,
                                uint64_t Seed = 1) {

@@ -197,10 +197,9 @@ private:
       if (All[I].Value && *All[I].Value > 0)
         Ok.push_back(I);
     size_t Best = std::min<size_t>(BestKept, Ok.size());
-    std::partial_sort(Ok.begin(), Ok.begin() + Best, Ok.end(),
-                      [&](size_t A, size_t B) {
-                        return *All[A].Value < *All[B].Value;
-                      });
+    std::partial_sort(
+        Ok.begin(), Ok.begin() + Best, Ok.end(),
+        [&](size_t A, size_t B) { return *All[A].Value < *All[B].Value; });
     std::vector<bool> Taken(All.size(), false);
     for (size_t I = 0; I < Best; ++I)
       Taken[Ok[I]] = true;

@@ -279,8 +279,8 @@ void Gp::refresh(Tracked &T) const {
     const Vector &Ln = L[Row];
     for (size_t I = 0; I < P; ++I) {
       Vector &V = T.V[I];
-      double Vn = (kernel(T.Qs[I], Xs[Row]) - dot(Ln.data(), V.data(), Row)) /
-                  Ln[Row];
+      double Vn =
+          (kernel(T.Qs[I], Xs[Row]) - dot(Ln.data(), V.data(), Row)) / Ln[Row];
       V.push_back(Vn);
       T.Var[I] -= Vn * Vn;
     }
