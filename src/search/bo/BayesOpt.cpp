@@ -215,11 +215,26 @@ private:
     return Out;
   }
 
+  /// The models fitted to what was observed, without believed points.
+  /// Nothing is factored again while no observation arrived since the last
+  /// fit (a portfolio scores the GA's children with BO and has BO propose
+  /// in the same round): the models of that fit are restored.
+  void fitModels() {
+    size_t Seen = Obs.entries().size();
+    if (Fitted && Fitted->Seen == Seen) {
+      TimeModel = Fitted->Time;
+      FailModel = Fitted->Fail;
+      return;
+    }
+    fitAnew();
+    Fitted = FittedModels{Seen, TimeModel, FailModel};
+  }
+
   /// Fits the time model and the failure model to what was observed (see
   /// modelEntries). Failed points also enter the time model, at the worst
   /// time seen: without them the model is most uncertain, so most
   /// attractive, exactly where points fail.
-  void fitModels() {
+  void fitAnew() {
     std::vector<Vector> X, XFailed;
     Vector Y, Fail;
     std::vector<Vector> XAll;
@@ -452,6 +467,11 @@ private:
   Observations Obs;
   bo::Gp TimeModel, FailModel;
   std::optional<bo::GpHyper> Hyper, FailHyper;
+  struct FittedModels {
+    size_t Seen; ///< the observations they were fitted to
+    bo::Gp Time, Fail;
+  };
+  std::optional<FittedModels> Fitted;
   size_t HyperAt = 0;
   bool HasFailures = false;
   double BestLog = 0;
