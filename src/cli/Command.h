@@ -80,6 +80,7 @@ CommandSpec tuneCommand();
 CommandSpec statusCommand();
 CommandSpec reportCommand();
 CommandSpec exportCommand();
+CommandSpec runCommand();
 CommandSpec slurmCommand();
 CommandSpec helpCommand();
 

@@ -10,7 +10,7 @@ std::span<const CommandSpec> commands() {
   static const std::vector<CommandSpec> Table = {
       recordCommand(),    replayCommand(), compileCommand(), inspectCommand(),
       hostFlagsCommand(), tuneCommand(),   statusCommand(),  reportCommand(),
-      exportCommand(),    slurmCommand(),  helpCommand(),
+      exportCommand(),    runCommand(),    slurmCommand(),   helpCommand(),
   };
   return Table;
 }

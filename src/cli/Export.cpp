@@ -11,6 +11,9 @@
 // The flags come from the campaign file stored in the history, which must
 // parse where export runs (it names its captures and sources relative to its
 // folder); the texts come from the history's sources table.
+#include "cli/Export.h"
+
+#include "capture/CaptureReader.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "cli/Report.h"
@@ -20,6 +23,7 @@
 #include "r3/Version.h"
 #include "support/Diff.h"
 #include "support/FileUtil.h"
+#include "support/Sha256.h"
 #include "support/StringUtil.h"
 
 #include <nlohmann/json.hpp>
@@ -290,11 +294,25 @@ void addRunSettings(json &S, const BestOf &B) {
   S["settings"] = Recorded;
 }
 
+/// The SHA-256 of the module the capture recorded for the kernel: the
+/// identity `r3 run --use` checks the application's kernel against.
+Expected<std::string> moduleSha256(const KernelSpec &K) {
+  std::unique_ptr<CaptureReader> R;
+  R3_TRY(moveInto(CaptureReader::open(K.Capture), R));
+  uint32_t Index;
+  R3_TRY(moveInto(findCampaignKernel(*R, K), Index));
+  std::vector<uint8_t> Image;
+  R3_TRY(moveInto(R->readModule(R->kernels()[Index].Module), Image));
+  return sha256Hex(std::string_view(
+      reinterpret_cast<const char *>(Image.data()), Image.size()));
+}
+
 json settingsOf(const BestOf &B, const std::string &Diff,
                 const std::string &History) {
   bool Recorded = B.Text.empty();
   json S = json::object();
   S["kernel"] = B.Kernel.Kernel.Name;
+  S["backend"] = B.Spec.Target == Backend::Cuda ? "cuda" : "host";
   S["capture"] = B.KSpec->Capture;
   S["source"] = Recorded ? json(nullptr) : json(sourceName(B));
   S["recorded"] = Recorded;
@@ -398,6 +416,11 @@ Expected<ExportSet> exportSet(const BestOf &B, const std::string &History,
     }
   }
   Out.Settings = settingsOf(B, Diff, History);
+  // Null when the capture is gone: r3 run then refuses to apply it.
+  auto Module = moduleSha256(*B.KSpec);
+  Out.Settings["module_sha256"] = Module ? json(*Module) : json(nullptr);
+  Out.Settings["grid_rule"] =
+      B.KSpec->GridRule.empty() ? json(nullptr) : json(B.KSpec->GridRule);
   if (B.Spec.Target == Backend::Cuda) {
     Out.Settings["files"] = json::array();
 #ifdef R3_HAVE_CUDA
@@ -470,6 +493,21 @@ void printSet(const ExportSet &S, const ExportPlan &P) {
                 "are in the settings)\n");
 }
 
+} // namespace
+
+Expected<nlohmann::ordered_json> exportBest(History &H,
+                                            const std::string &Kernel,
+                                            const std::string &Dir) {
+  ExportPlan P{H.path(), Kernel, Dir, /*Force=*/true, false};
+  BestOf B;
+  R3_TRY(moveInto(loadBest(H, P), B));
+  ExportSet S;
+  R3_TRY(moveInto(exportSet(B, H.path(), Dir), S));
+  R3_TRY(writeSet(S, P));
+  return S.Settings;
+}
+
+namespace {
 int runExport(const ParsedArgs &A) {
   auto P = parsePlan(A);
   if (!P)

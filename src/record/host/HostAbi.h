@@ -8,8 +8,9 @@
  *     optimization), as an r3_host_kernel descriptor;
  *   - renames F's body to an internal function and gives F's symbol a wrapper
  *     that stores every argument into a uint64_t slot array, calls
- *     __r3_host_enter, calls the body, and calls __r3_host_exit with the
- *     return value's slot (NULL for void);
+ *     __r3_host_enter, calls the body (or, when the descriptor's
+ *     tuned_entry is set, tuned_entry with the slots), and calls
+ *     __r3_host_exit with the return value's slot (NULL for void);
  *   - adds a constructor that calls __r3_host_register_unit once.
  *
  * Argument slots: one uint64_t per parameter, the value in its low bytes
@@ -23,7 +24,7 @@
 extern "C" {
 #endif
 
-#define R3_HOST_ABI_VERSION 1u
+#define R3_HOST_ABI_VERSION 2u
 
 enum {
   R3_HOST_PARAM_POINTER = 1,
@@ -55,6 +56,10 @@ typedef struct r3_host_kernel {
   const r3_host_global *globals;
   uint32_t returns; /* 0: void; else the size in bytes of the return value */
   uint64_t runtime_state; /* zero; owned by the runtime */
+  /* Null; set by the runtime under `r3 run --use` to the tuned code's entry,
+   * which takes the argument slots and returns the result in a slot (as
+   * r3's HostEntry does). The wrapper calls it instead of the body. */
+  uint64_t (*tuned_entry)(const uint64_t *args);
 } r3_host_kernel;
 
 typedef struct r3_host_unit {

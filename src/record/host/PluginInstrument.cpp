@@ -32,7 +32,8 @@ struct AbiTypes {
     Param = StructType::create(Ctx, {I32, I32, Ptr}, "r3_host_param");
     Global = StructType::create(Ctx, {Ptr, Ptr, I64}, "r3_host_global");
     Kernel = StructType::create(
-        Ctx, {Ptr, Ptr, I64, I32, Ptr, I32, Ptr, I32, I64}, "r3_host_kernel");
+        Ctx, {Ptr, Ptr, I64, I32, Ptr, I32, Ptr, I32, I64, Ptr},
+        "r3_host_kernel");
     Unit =
         StructType::create(Ctx, {I32, Ptr, I32, Ptr, I32, Ptr}, "r3_host_unit");
   }
@@ -117,8 +118,9 @@ GlobalVariable *kernelDescriptor(const AbiTypes &T, Module &M,
       {cString(M, F.getName()), Bitcode, ConstantInt::get(T.I64, Bytes.size()),
        ConstantInt::get(T.I32, F.arg_size()), paramArray(T, M, F),
        ConstantInt::get(T.I32, K.Globals.size()), kernelGlobals(T, M, K),
-       ConstantInt::get(T.I32, returnSize(F)), ConstantInt::get(T.I64, 0)});
-  // Not constant: runtime_state belongs to the runtime.
+       ConstantInt::get(T.I32, returnSize(F)), ConstantInt::get(T.I64, 0),
+       ConstantPointerNull::get(T.Ptr)});
+  // Not constant: runtime_state and tuned_entry belong to the runtime.
   return new GlobalVariable(M, T.Kernel, /*isConstant=*/false,
                             GlobalValue::InternalLinkage, Init,
                             "__r3.kernel." + F.getName());
@@ -136,6 +138,17 @@ Value *toSlot(IRBuilder<> &B, Value *V) {
   else if (T->isDoubleTy())
     V = B.CreateBitCast(V, B.getInt64Ty());
   return B.CreateZExt(V, B.getInt64Ty());
+}
+
+/// The value of type T that a slot holds in its low bytes (toSlot's inverse).
+Value *fromSlot(IRBuilder<> &B, Value *Slot, Type *T) {
+  if (T->isPointerTy())
+    return B.CreateIntToPtr(Slot, T);
+  if (T->isFloatTy())
+    return B.CreateBitCast(B.CreateTrunc(Slot, B.getInt32Ty()), T);
+  if (T->isDoubleTy())
+    return B.CreateBitCast(Slot, T);
+  return B.CreateTrunc(Slot, T); // a no-op for i64
 }
 
 /// Moves F's body, with its debug info and personality, into a new internal
@@ -190,9 +203,16 @@ AttributeList callSiteAttributes(const Function &F) {
                             Params);
 }
 
+/// The field of r3_host_kernel that holds the tuned entry.
+constexpr unsigned TunedEntryField = 9;
+
+/// F's wrapper: the slots, the enter hook, then the body, or the tuned entry
+/// when the runtime set one (one load and a branch when it did not), then the
+/// exit hook with the result's slot.
 void buildWrapper(Function &F, Function &Body, GlobalVariable &Descriptor,
-                  const Hooks &H) {
-  IRBuilder<> B(BasicBlock::Create(F.getContext(), "entry", &F));
+                  const Hooks &H, StructType *KernelTy) {
+  LLVMContext &Ctx = F.getContext();
+  IRBuilder<> B(BasicBlock::Create(Ctx, "entry", &F));
   ArrayType *SlotsTy =
       ArrayType::get(B.getInt64Ty(), std::max<size_t>(F.arg_size(), 1));
   AllocaInst *Slots = B.CreateAlloca(SlotsTy, nullptr, "r3.slots");
@@ -206,18 +226,45 @@ void buildWrapper(Function &F, Function &Body, GlobalVariable &Descriptor,
     Args.push_back(&A);
   }
   Value *Token = B.CreateCall(H.Enter, {&Descriptor, Slots}, "r3.token");
+  PointerType *Ptr = PointerType::get(Ctx, 0);
+  Value *Tuned = B.CreateLoad(
+      Ptr, B.CreateStructGEP(KernelTy, &Descriptor, TunedEntryField),
+      "r3.tuned");
+  BasicBlock *UseTuned = BasicBlock::Create(Ctx, "r3.use_tuned", &F);
+  BasicBlock *UseOwn = BasicBlock::Create(Ctx, "r3.use_own", &F);
+  BasicBlock *Done = BasicBlock::Create(Ctx, "r3.done", &F);
+  B.CreateCondBr(B.CreateIsNotNull(Tuned), UseTuned, UseOwn);
+
+  B.SetInsertPoint(UseTuned);
+  FunctionType *EntryTy = FunctionType::get(B.getInt64Ty(), {Ptr}, false);
+  Value *TunedSlot = B.CreateCall(EntryTy, Tuned, {Slots}, "r3.tuned_ret");
+  Value *TunedResult =
+      Ret ? fromSlot(B, TunedSlot, F.getReturnType()) : nullptr;
+  B.CreateBr(Done);
+
+  B.SetInsertPoint(UseOwn);
   CallInst *Call = B.CreateCall(&Body, Args);
   Call->setCallingConv(Body.getCallingConv());
   Call->setAttributes(callSiteAttributes(Body));
-  Value *RetSlot =
-      ConstantPointerNull::get(PointerType::get(F.getContext(), 0));
+  Value *OwnSlot = Ret ? toSlot(B, Call) : nullptr;
+  B.CreateBr(Done);
+
+  B.SetInsertPoint(Done);
+  Value *RetSlot = ConstantPointerNull::get(Ptr);
+  PHINode *Result = nullptr;
   if (Ret) {
-    B.CreateStore(toSlot(B, Call), Ret);
+    PHINode *Slot = B.CreatePHI(B.getInt64Ty(), 2, "r3.slot");
+    Slot->addIncoming(TunedSlot, UseTuned);
+    Slot->addIncoming(OwnSlot, UseOwn);
+    Result = B.CreatePHI(F.getReturnType(), 2, "r3.result");
+    Result->addIncoming(TunedResult, UseTuned);
+    Result->addIncoming(Call, UseOwn);
+    B.CreateStore(Slot, Ret);
     RetSlot = Ret;
   }
   B.CreateCall(H.Exit, {&Descriptor, Token, RetSlot});
-  if (Ret)
-    B.CreateRet(Call);
+  if (Result)
+    B.CreateRet(Result);
   else
     B.CreateRetVoid();
 }
@@ -284,7 +331,7 @@ void instrumentUnit(Module &M, std::vector<KernelToInstrument> &Kernels) {
   for (KernelToInstrument &K : Kernels) {
     GlobalVariable *D = kernelDescriptor(T, M, K);
     Function *Body = moveBody(*K.F);
-    buildWrapper(*K.F, *Body, *D, H);
+    buildWrapper(*K.F, *Body, *D, H, T.Kernel);
     Descriptors.push_back(D);
   }
   registerUnit(T, M, Descriptors);

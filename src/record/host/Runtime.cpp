@@ -171,42 +171,6 @@ Error announceLocked(KernelState &S) {
   return Error::success();
 }
 
-void addMemory(std::vector<KnownMemory> &Out, const r3_host_global &G) {
-  if (G.size != 0 && G.address)
-    Out.push_back({reinterpret_cast<uint64_t>(G.address), G.size,
-                   RegionKind::Global, G.name ? G.name : ""});
-}
-
-/// Every piece of memory a recorded call may snapshot, sorted by base: the
-/// tracked allocations, then the kernel's globals (their names are the
-/// bitcode's), then the globals the units define.
-std::vector<KnownMemory> knownMemory(const r3_host_kernel &K) {
-  std::vector<KnownMemory> Out;
-  for (const Allocation &A : trackedAllocations())
-    Out.push_back(
-        {A.Base, A.Size,
-         A.Kind == AllocKind::Mmap ? RegionKind::Mmap : RegionKind::Heap, ""});
-  for (uint32_t I = 0; I < K.num_globals; ++I)
-    addMemory(Out, K.globals[I]);
-  {
-    std::lock_guard<std::mutex> L(UnitLock);
-    for (size_t U = 0; U < NumUnits; ++U)
-      for (uint32_t I = 0; I < Units[U]->num_globals; ++I)
-        addMemory(Out, Units[U]->globals[I]);
-  }
-  // Stable, so that for one base the kernel's name for a global wins.
-  std::stable_sort(Out.begin(), Out.end(),
-                   [](const KnownMemory &A, const KnownMemory &B) {
-                     return A.Base < B.Base;
-                   });
-  Out.erase(std::unique(Out.begin(), Out.end(),
-                        [](const KnownMemory &A, const KnownMemory &B) {
-                          return A.Base == B.Base;
-                        }),
-            Out.end());
-  return Out;
-}
-
 void waitTurn() {
   std::unique_lock<std::mutex> L(R->TurnLock);
   R->TurnFree.wait(L, [] { return !R->InFlight; });
@@ -445,12 +409,50 @@ __attribute__((constructor(101))) void init() {
   BusyScope Busy;
   auto Env = decodeRecordEnv([](const char *N) { return ::getenv(N); });
   removeContract();
-  if (!Env || !*Env)
-    return; // not under r3 record (or a contract it cannot read: inactive)
+  if (!Env || !*Env) {
+    // Not under r3 record (or a contract it cannot read): inactive, unless
+    // r3 run applies a campaign's results.
+    startUse();
+    return;
+  }
   if (Error E = start(std::move(**Env)); E && R)
     fail(E.message());
 }
+
+void addMemory(std::vector<KnownMemory> &Out, const r3_host_global &G) {
+  if (G.size != 0 && G.address)
+    Out.push_back({reinterpret_cast<uint64_t>(G.address), G.size,
+                   RegionKind::Global, G.name ? G.name : ""});
+}
+
 } // namespace
+
+std::vector<KnownMemory> knownMemory(const r3_host_kernel &K) {
+  std::vector<KnownMemory> Out;
+  for (const Allocation &A : trackedAllocations())
+    Out.push_back(
+        {A.Base, A.Size,
+         A.Kind == AllocKind::Mmap ? RegionKind::Mmap : RegionKind::Heap, ""});
+  for (uint32_t I = 0; I < K.num_globals; ++I)
+    addMemory(Out, K.globals[I]);
+  {
+    std::lock_guard<std::mutex> L(UnitLock);
+    for (size_t U = 0; U < NumUnits; ++U)
+      for (uint32_t I = 0; I < Units[U]->num_globals; ++I)
+        addMemory(Out, Units[U]->globals[I]);
+  }
+  // Stable, so that for one base the kernel's name for a global wins.
+  std::stable_sort(Out.begin(), Out.end(),
+                   [](const KnownMemory &A, const KnownMemory &B) {
+                     return A.Base < B.Base;
+                   });
+  Out.erase(std::unique(Out.begin(), Out.end(),
+                        [](const KnownMemory &A, const KnownMemory &B) {
+                          return A.Base == B.Base;
+                        }),
+            Out.end());
+  return Out;
+}
 
 Error sendFrame(Type T, const MetaWriter &Meta, std::span<const uint8_t> Bulk) {
   Error E = R->Writer.send(T, Meta, Bulk);
@@ -482,11 +484,13 @@ R3_EXPORT void __r3_host_register_unit(const r3_host_unit *Unit) {
   if (Active && Unit->abi_version != R3_HOST_ABI_VERSION)
     if (r3::Error E = checkUnits())
       fail(E.message());
+  if (UseOn)
+    useUnit(Unit);
 }
 
 R3_EXPORT void *__r3_host_enter(r3_host_kernel *Kernel, const uint64_t *Args) {
   if (__builtin_expect(!Active, true))
-    return nullptr;
+    return __builtin_expect(!UseOn, true) ? nullptr : useEnter(Kernel, Args);
   return enterSlow(Kernel, Args);
 }
 
@@ -494,6 +498,8 @@ R3_EXPORT void __r3_host_exit(r3_host_kernel *Kernel, void *Token,
                               const uint64_t *Ret) {
   if (!Token)
     return;
+  if (UseOn)
+    return useExit(Kernel, Token, Ret);
   uint64_t End = monotonicNs();
   exitSlow(Kernel, Token, Ret, End);
 }

@@ -35,6 +35,10 @@ public:
 /// `r3 record`. Read on every allocation, so the untracked path is one branch.
 extern bool TrackingOn;
 
+/// Whether the process runs under `r3 run --use` (RuntimeUse.cpp): set once
+/// at start-up, never while recording.
+extern bool UseOn;
+
 /// The tracked allocations, sorted by base (takes the table's lock).
 std::vector<Allocation> trackedAllocations();
 /// Whether an allocation of exactly [Base, Base + Size) is still tracked.
@@ -46,6 +50,11 @@ struct KnownMemory {
   RegionKind Kind = RegionKind::Heap;
   std::string Name; ///< a global's name in the bitcode, else empty
 };
+
+/// Every piece of memory a call of K may reach, sorted by base: the tracked
+/// allocations, K's globals (their names are the bitcode's), then the globals
+/// the registered units define.
+std::vector<KnownMemory> knownMemory(const r3_host_kernel &K);
 
 /// One region of a recorded call, with its bytes before the call.
 struct SnapshotRegion {
@@ -78,6 +87,19 @@ Error sendCall(const PendingCall &P, uint64_t LaunchId, const uint64_t *Ret);
 /// Sends one frame on the record stream (the caller holds the send lock).
 Error sendFrame(wire::Type T, const wire::MetaWriter &Meta,
                 std::span<const uint8_t> Bulk = {});
+
+// --- r3 run --use (RuntimeUse.cpp) ---
+
+/// Reads the plan when r3 run gave one and loads the use-library; sets UseOn.
+/// A plan that cannot be used is reported, and the application runs
+/// untouched.
+void startUse();
+/// Replaces the unit's planned kernels (their tuned_entry).
+void useUnit(const r3_host_unit *Unit);
+/// A call of K: counted, and checked against the original code for the
+/// plan's first launches (a token is returned for useExit then).
+void *useEnter(r3_host_kernel *K, const uint64_t *Args);
+void useExit(r3_host_kernel *K, void *Token, const uint64_t *Ret);
 
 /// Nanoseconds of CLOCK_MONOTONIC.
 uint64_t monotonicNs();

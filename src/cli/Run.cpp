@@ -1,0 +1,649 @@
+// `r3 run --use`: runs an unmodified application with the kernels a campaign
+// tuned in place of its own, no rebuild.
+//
+// The kernels come from a campaign's history (each kernel's best verified
+// candidate, exported as `r3 export` writes it into a temporary folder) or
+// from folders `r3 export` wrote. Each becomes an entry of the plan
+// (record/UsePlan.h): the tuned code (a cubin; on the host, LLVM bitcode
+// compiled here from the exported source), the module the campaign recorded
+// (so that a changed application is refused, not patched), the launch
+// settings and the tolerance. A kernel is left alone when its campaign has
+// no verified best, when the lower bound of its speedup is below
+// --min-speedup, or when its best was specialized on the recorded launch's
+// values. The application runs under the CUDA injection library (CUDA
+// kernels) and with the host runtime's use-library named (host kernels);
+// every process of it writes a report at exit, and the summary printed (on
+// stderr, so that the application's output stays its own) adds them up.
+#include "cli/Args.h"
+#include "cli/Diagnostics.h"
+#include "cli/Export.h"
+#include "cli/Installed.h"
+#include "cli/Report.h"
+#include "compile/host/HostJit.h"
+#include "record/Launcher.h"
+#include "record/UsePlan.h"
+#include "replay/Verify.h"
+#include "support/FileUtil.h"
+#include "support/StringUtil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace r3::cli {
+
+namespace {
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+struct RunOptions {
+  std::vector<std::string> Uses, Kernels;
+  double MinSpeedup = 1.02;
+  uint64_t VerifyLaunches = 0;
+  std::string JsonPath;
+  bool DryRun = false;
+  std::string Program;
+  std::vector<std::string> Argv;
+};
+
+/// One kernel a --use source offers, and what r3 run decided about it.
+struct Offer {
+  std::string Kernel, Backend = "host", From;
+  std::optional<double> Speedup, Lo, Hi;
+  std::optional<use::KernelPlan> Plan; ///< empty: left alone
+  std::string LeftAlone;               ///< why
+  // What the application's processes did with it.
+  bool Seen = false;
+  use::Outcome What = use::Outcome::Replaced;
+  uint64_t Launches = 0, Verified = 0, Processes = 0;
+  std::string Message;
+};
+
+const Installed HostUseLibrary{"libr3-host-use.so", "host use-library",
+                               "r3-host-use"};
+#ifdef R3_HAVE_CUDA
+const Installed Injection{"libr3-cuda-inject.so", "CUDA injection library",
+                          "r3-cuda-inject"};
+#endif
+
+Expected<RunOptions> parseOptions(const ParsedArgs &A) {
+  RunOptions O;
+  if (!A.Positional.empty())
+    return makeError("unexpected argument '", A.Positional.front(),
+                     "' (the application goes after '--')");
+  if (A.Trailing.empty())
+    return Error::make("no application to run: give it after '--', as in "
+                       "r3 run --use history.db -- ./app ARGS");
+  if (auto It = A.Values.find("--use"); It != A.Values.end())
+    O.Uses = It->second;
+  if (O.Uses.empty())
+    return Error::make("--use DB|DIR is required: the campaign history, or a "
+                       "folder r3 export wrote");
+  if (auto It = A.Values.find("--kernel"); It != A.Values.end())
+    O.Kernels = It->second;
+  if (auto V = A.value("--min-speedup")) {
+    char *End = nullptr;
+    O.MinSpeedup = std::strtod(V->c_str(), &End);
+    if (V->empty() || *End || !(O.MinSpeedup > 0))
+      return makeError("--min-speedup needs a positive number, got '", *V,
+                       "'");
+  }
+  if (auto V = A.value("--verify-launches")) {
+    auto N = parseUnsigned(*V);
+    if (!N)
+      return makeError("--verify-launches needs a count, got '", *V, "'");
+    O.VerifyLaunches = *N;
+  }
+  O.JsonPath = A.value("--json").value_or("");
+  O.DryRun = A.has("--dry-run");
+  R3_TRY(moveInto(resolveProgram(A.Trailing.front()), O.Program));
+  O.Argv = A.Trailing;
+  return O;
+}
+
+// --- the plan ---
+
+std::string text(const json &S, const char *Key) {
+  return S.contains(Key) && S[Key].is_string() ? S[Key].get<std::string>()
+                                               : "";
+}
+
+std::optional<double> number(const json &S, const char *Key) {
+  if (S.contains(Key) && S[Key].is_number())
+    return S[Key].get<double>();
+  return std::nullopt;
+}
+
+std::string speedupText(const Offer &O) {
+  if (!O.Speedup)
+    return "no speedup known";
+  std::string T = formatSpeedup(O.Speedup);
+  if (O.Lo && O.Hi) {
+    char Buf[64];
+    std::snprintf(Buf, sizeof Buf, " [%.3g, %.3g]", *O.Lo, *O.Hi);
+    T += Buf;
+  }
+  return T;
+}
+
+Error toleranceOf(const json &S, use::KernelPlan &K) {
+  VerifySettings V;
+  const json &Verify = S.contains("verify") ? S["verify"] : json::object();
+  std::string Tolerance = text(Verify, "tolerance");
+  R3_TRY(parseTolerance(Tolerance.empty() ? "exact" : Tolerance, V));
+  std::string Type = text(Verify, "dtype");
+  for (ElementType T : {ElementType::Bytes, ElementType::F32, ElementType::F64})
+    if (Type == elementTypeName(T))
+      V.Type = T;
+  K.Tolerance = static_cast<int>(V.Tolerance);
+  K.ToleranceValue = V.Value;
+  K.ElementType = static_cast<int>(V.Type);
+  return Error::success();
+}
+
+std::string safeFileName(const std::string &Name) {
+  std::string Out = Name;
+  for (char &C : Out)
+    if (!std::isalnum(static_cast<unsigned char>(C)) && C != '.' && C != '_' &&
+        C != '-')
+      C = '_';
+  return Out.substr(0, 120);
+}
+
+/// The host kernel's tuned code: its exported source compiled to bitcode
+/// with the campaign's flags (as the campaign compiled it).
+Error hostCode(const json &S, const std::string &Dir, use::KernelPlan &K) {
+  if (S.value("recorded", false))
+    return Error::success(); // the application's own bitcode
+  std::string Source = text(S, "source");
+  if (Source.empty())
+    return Error::make("the export names no source file");
+  std::vector<std::string> Flags;
+  if (S.contains("flags") && S["flags"].is_array())
+    for (const json &F : S["flags"])
+      Flags.push_back(F.get<std::string>());
+  std::vector<uint8_t> Bitcode;
+  R3_TRY(moveInto(compileHostSource((fs::path(Dir) / Source).string(), K.Name,
+                                    Flags),
+                  Bitcode));
+  K.Artifact = (fs::path(Dir) / (safeFileName(K.Name) + ".bc")).string();
+  return writeFileAtomically(K.Artifact,
+                             std::string(Bitcode.begin(), Bitcode.end()));
+}
+
+Error cudaCode(const json &S, const std::string &Dir, use::KernelPlan &K) {
+  if (S.contains("files") && S["files"].is_array())
+    for (const json &F : S["files"])
+      if (F.is_string() && F.get<std::string>().ends_with(".cubin"))
+        K.Artifact = (fs::path(Dir) / F.get<std::string>()).string();
+  if (K.Artifact.empty())
+    return Error::make("the export holds no cubin");
+  const json &Run = S.contains("settings") && S["settings"].is_object()
+                        ? S["settings"]
+                        : json::object();
+  if (Run.contains("block") && Run["block"].is_array()) {
+    const json &B = Run["block"];
+    for (size_t I = 0; I < 3; ++I)
+      K.Block[I] = I < B.size() ? B[I].get<uint32_t>() : 1;
+  }
+  K.GridRule = text(S, "grid_rule");
+  if (auto D = number(Run, "dynamic_shared"); D && *D > 0)
+    K.DynamicShared = static_cast<int64_t>(*D);
+  if (std::string C = text(Run, "cache_preference"); C != "none")
+    K.CachePreference = C;
+  return Error::success();
+}
+
+/// Decides about one exported kernel (its settings.json, in Dir).
+Offer planOffer(const json &S, const std::string &Dir, const std::string &From,
+                const RunOptions &O) {
+  Offer Of;
+  Of.Kernel = text(S, "kernel");
+  Of.Backend = text(S, "backend");
+  Of.From = From;
+  Of.Speedup = number(S, "speedup");
+  if (S.contains("speedup_ci") && S["speedup_ci"].is_array() &&
+      S["speedup_ci"].size() == 2) {
+    Of.Lo = S["speedup_ci"][0].get<double>();
+    Of.Hi = S["speedup_ci"][1].get<double>();
+  }
+  auto leave = [&](const std::string &Why) {
+    Of.LeftAlone = Why;
+    return Of;
+  };
+  if (Of.Backend != "host" && Of.Backend != "cuda")
+    return leave("the export names no backend (export it again with this r3)");
+  std::string Module = text(S, "module_sha256");
+  if (Module.empty())
+    return leave("the export does not identify the recorded module (is the "
+                 "capture " +
+                 text(S, "capture") + " still there?)");
+  if (!Of.Speedup)
+    return leave("its campaign has no baseline to compare with");
+  double Bound = Of.Lo.value_or(*Of.Speedup);
+  if (Bound < O.MinSpeedup) {
+    char Buf[160];
+    std::snprintf(Buf, sizeof Buf,
+                  "its speedup's lower bound %.3f is below --min-speedup %.3g",
+                  Bound, O.MinSpeedup);
+    return leave(Buf);
+  }
+  const json &Run = S.contains("settings") && S["settings"].is_object()
+                        ? S["settings"]
+                        : json::object();
+  if (std::string Sp = text(Run, "specialize"); !Sp.empty() && Sp != "none")
+    return leave("its best is specialized on the recorded launch's values (" +
+                 Sp + "), which other launches need not share");
+  use::KernelPlan K;
+  K.Name = Of.Kernel;
+  K.ModuleSha256 = Module;
+  K.Pipeline = text(S, "pipeline");
+  if (auto C = number(S, "codegen_opt"))
+    K.CodegenOpt = static_cast<int>(*C);
+  K.Speedup = *Of.Speedup;
+  K.SpeedupLo = Of.Lo.value_or(0);
+  K.SpeedupHi = Of.Hi.value_or(0);
+  Error E = toleranceOf(S, K);
+  if (!E)
+    E = Of.Backend == "cuda" ? cudaCode(S, Dir, K) : hostCode(S, Dir, K);
+  if (E)
+    return leave("its tuned code is not usable: " + E.message());
+  Of.Plan = std::move(K);
+  return Of;
+}
+
+Expected<json> readSettings(const fs::path &Dir) {
+  std::ifstream In(Dir / "settings.json");
+  if (!In)
+    return makeError((Dir / "settings.json").string(), ": cannot read it");
+  std::stringstream S;
+  S << In.rdbuf();
+  json J = json::parse(S.str(), nullptr, false);
+  if (!J.is_object() || !J.contains("kernel"))
+    return makeError((Dir / "settings.json").string(),
+                     ": not the settings.json of r3 export");
+  return J;
+}
+
+bool wanted(const RunOptions &O, const std::string &Kernel) {
+  return O.Kernels.empty() ||
+         std::find(O.Kernels.begin(), O.Kernels.end(), Kernel) !=
+             O.Kernels.end();
+}
+
+/// The kernels of an export folder: the folder itself, or its subfolders.
+Error offersOfFolder(const std::string &Use, const RunOptions &O,
+                     std::vector<Offer> &Out) {
+  std::vector<fs::path> Dirs;
+  if (fs::exists(fs::path(Use) / "settings.json"))
+    Dirs.push_back(Use);
+  else
+    for (const auto &E : fs::directory_iterator(Use))
+      if (E.is_directory() && fs::exists(E.path() / "settings.json"))
+        Dirs.push_back(E.path());
+  if (Dirs.empty())
+    return makeError(Use, ": neither a folder r3 export wrote (no "
+                          "settings.json) nor a folder of such folders");
+  std::sort(Dirs.begin(), Dirs.end());
+  for (const fs::path &D : Dirs) {
+    json S;
+    R3_TRY(moveInto(readSettings(D), S));
+    if (wanted(O, text(S, "kernel")))
+      Out.push_back(planOffer(S, D.string(), D.string(), O));
+  }
+  return Error::success();
+}
+
+/// The kernels of a campaign history: each best, exported under Work.
+Error offersOfHistory(const std::string &Use, const std::string &Work,
+                      const RunOptions &O, std::vector<Offer> &Out) {
+  std::unique_ptr<History> H;
+  R3_TRY(moveInto(History::open(Use, HistoryMode::ReadOnly), H));
+  std::vector<EvaluatedCandidate> Evaluations;
+  std::vector<KernelSummary> Kernels;
+  R3_TRY(moveInto(H->evaluations(), Evaluations));
+  R3_TRY(moveInto(summarizeKernels(*H, Evaluations), Kernels));
+  for (const KernelSummary &K : Kernels) {
+    const std::string &Name = K.Kernel.Name;
+    if (!wanted(O, Name))
+      continue;
+    if (!K.Best) {
+      Offer Of;
+      Of.Kernel = Name;
+      Of.From = Use;
+      Of.LeftAlone = "its campaign has no verified candidate yet";
+      Out.push_back(std::move(Of));
+      continue;
+    }
+    std::string Dir = (fs::path(Work) / std::to_string(Out.size())).string();
+    auto S = exportBest(*H, Name, Dir);
+    if (!S) {
+      Offer Of;
+      Of.Kernel = Name;
+      Of.From = Use;
+      Of.LeftAlone = "its best could not be exported: " + S.error().message();
+      Out.push_back(std::move(Of));
+      continue;
+    }
+    Out.push_back(planOffer(*S, Dir, Use, O));
+  }
+  return Error::success();
+}
+
+Error checkKernelNames(const RunOptions &O, const std::vector<Offer> &Offers) {
+  std::vector<std::string> Known;
+  for (const Offer &Of : Offers)
+    Known.push_back(Of.Kernel);
+  for (const std::string &K : O.Kernels)
+    if (std::find(Known.begin(), Known.end(), K) == Known.end()) {
+      std::string Msg = "--kernel '" + K + "': no such kernel in " +
+                        join(O.Uses, ", ");
+      if (auto Near = closestMatch(K, Known))
+        return makeError(Msg, "; did you mean '", *Near, "'?");
+      return Error::make(Msg);
+    }
+  return Error::success();
+}
+
+// --- running ---
+
+Expected<std::string> temporaryFolder() {
+  const char *Tmp = std::getenv("TMPDIR");
+  std::string Pattern =
+      (fs::path(Tmp && *Tmp ? Tmp : "/tmp") / "r3-run-XXXXXX").string();
+  if (!::mkdtemp(Pattern.data()))
+    return errnoError("r3 run: a temporary folder");
+  return Pattern;
+}
+
+int severity(use::Outcome O) {
+  switch (O) {
+  case use::Outcome::Replaced:
+    return 0;
+  case use::Outcome::Failed:
+    return 1;
+  case use::Outcome::Refused:
+    return 2;
+  case use::Outcome::VerifyFailed:
+    return 3;
+  }
+  return 0;
+}
+
+/// Adds up the processes' reports into the offers.
+void collectReports(const std::string &Dir, std::vector<Offer> &Offers) {
+  std::error_code EC;
+  for (const auto &E : fs::directory_iterator(Dir, EC)) {
+    std::string Name = E.path().filename().string();
+    if (!Name.starts_with("report.") || Name.ends_with(".partial"))
+      continue;
+    std::ifstream In(E.path());
+    std::stringstream S;
+    S << In.rdbuf();
+    auto R = use::decodeReport(S.str(), E.path().string());
+    if (!R) {
+      printWarning(R.error().message());
+      continue;
+    }
+    for (const use::KernelReport &K : R->Kernels)
+      for (Offer &Of : Offers) {
+        if (Of.Kernel != K.Name || !Of.Plan)
+          continue;
+        if (!Of.Seen || severity(K.What) > severity(Of.What)) {
+          Of.What = K.What;
+          Of.Message = K.Message;
+        }
+        Of.Seen = true;
+        Of.Launches += K.Launches;
+        Of.Verified += K.Verified;
+        ++Of.Processes;
+      }
+  }
+}
+
+std::string outcomeText(const Offer &Of) {
+  if (!Of.Plan)
+    return "left alone: " + Of.LeftAlone;
+  if (!Of.Seen)
+    return "not seen: no process of the application launched it";
+  std::string Launches = std::to_string(Of.Launches) +
+                         (Of.Launches == 1 ? " launch" : " launches");
+  if (Of.Verified)
+    Launches += " (" + std::to_string(Of.Verified) + " verified)";
+  switch (Of.What) {
+  case use::Outcome::Replaced:
+    return "replaced, " + Launches;
+  case use::Outcome::Refused:
+    return "refused: " + Of.Message;
+  case use::Outcome::Failed:
+    return "not replaced: " + Of.Message;
+  case use::Outcome::VerifyFailed:
+    return "stopped: " + Of.Message;
+  }
+  return "";
+}
+
+void printSummary(const std::vector<Offer> &Offers, double WallS) {
+  std::fprintf(stderr, "r3 run: the application ran %.3f s; %zu kernel%s:\n",
+               WallS, Offers.size(), Offers.size() == 1 ? "" : "s");
+  for (const Offer &Of : Offers)
+    std::fprintf(stderr, "r3 run:   %s (%s, campaign %s): %s\n",
+                 Of.Kernel.c_str(), Of.Backend.c_str(),
+                 speedupText(Of).c_str(), outcomeText(Of).c_str());
+}
+
+json offerJson(const Offer &Of) {
+  json J = {{"kernel", Of.Kernel},
+            {"backend", Of.Backend},
+            {"from", Of.From},
+            {"speedup", Of.Speedup ? json(*Of.Speedup) : json(nullptr)},
+            {"speedup_ci",
+             Of.Lo ? json::array({*Of.Lo, *Of.Hi}) : json(nullptr)}};
+  if (!Of.Plan) {
+    J["outcome"] = "left-alone";
+    J["message"] = Of.LeftAlone;
+  } else if (!Of.Seen) {
+    J["outcome"] = "not-seen";
+  } else {
+    J["outcome"] = use::outcomeName(Of.What);
+    J["message"] = Of.Message.empty() ? json(nullptr) : json(Of.Message);
+  }
+  J["launches"] = Of.Launches;
+  J["verified"] = Of.Verified;
+  J["processes"] = Of.Processes;
+  return J;
+}
+
+int exitCodeOf(const ExitStatus &S) {
+  return S.How == ExitStatus::Kind::Exited ? S.Code : 128 + S.Code;
+}
+
+Expected<std::vector<std::pair<std::string, std::string>>>
+environmentFor(const std::vector<Offer> &Offers, const std::string &Work) {
+  std::vector<std::pair<std::string, std::string>> Env;
+  use::Plan P;
+  bool Host = false, Cuda = false;
+  for (const Offer &Of : Offers)
+    if (Of.Plan) {
+      P.Kernels.push_back(*Of.Plan);
+      (Of.Backend == "cuda" ? Cuda : Host) = true;
+    }
+  if (P.Kernels.empty())
+    return Env;
+  std::string PlanPath = (fs::path(Work) / "plan").string();
+  std::string Reports = (fs::path(Work) / "reports").string();
+  fs::create_directories(Reports);
+  Env.emplace_back(use::PlanEnv, PlanPath);
+  Env.emplace_back(use::ReportDirEnv, Reports);
+  if (Host) {
+    std::string Library;
+    R3_TRY(moveInto(installedFile(HostUseLibrary), Library));
+    Env.emplace_back(use::HostLibraryEnv, Library);
+  }
+  if (Cuda) {
+#ifdef R3_HAVE_CUDA
+    std::string Library;
+    R3_TRY(moveInto(installedFile(Injection), Library));
+    Env.emplace_back("CUDA_INJECTION64_PATH", Library);
+#else
+    return Error::make("the campaign tuned CUDA kernels, but this r3 was "
+                       "built without CUDA");
+#endif
+  }
+  return Env;
+}
+
+int runApplication(RunOptions &O) {
+  bool Disabled = [] {
+    const char *D = std::getenv(use::DisableEnv);
+    return D && std::string(D) == "1";
+  }();
+  std::vector<Offer> Offers;
+  auto Work = temporaryFolder();
+  if (!Work)
+    return fail(Work.error());
+  struct Cleanup {
+    std::string Dir;
+    ~Cleanup() {
+      std::error_code EC;
+      fs::remove_all(Dir, EC);
+    }
+  } Clean{*Work};
+  if (Disabled) {
+    printWarning(std::string(use::DisableEnv) +
+                 "=1: the application runs with its own kernels");
+  } else {
+    for (const std::string &Use : O.Uses) {
+      Error E;
+      if (fs::is_directory(Use))
+        E = offersOfFolder(Use, O, Offers);
+      else if (pathExists(Use))
+        E = offersOfHistory(Use, (fs::path(*Work) / "export").string(), O,
+                            Offers);
+      else
+        printWarning(Use + ": no such campaign history or export folder; the "
+                           "application runs with its own kernels");
+      if (E)
+        return fail(E);
+    }
+    if (Error E = checkKernelNames(O, Offers))
+      return usageError(E.message(), "run");
+  }
+  use::Plan P;
+  P.VerifyLaunches = O.VerifyLaunches;
+  for (const Offer &Of : Offers)
+    if (Of.Plan)
+      P.Kernels.push_back(*Of.Plan);
+  auto Env = environmentFor(Offers, *Work);
+  if (!Env)
+    return fail(Env.error());
+  if (!Env->empty())
+    if (Error E = writeFileAtomically((fs::path(*Work) / "plan").string(),
+                                      use::encodePlan(P)))
+      return fail(E);
+  if (O.DryRun) {
+    json Out = json::array();
+    for (const Offer &Of : Offers)
+      Out.push_back(offerJson(Of));
+    std::printf("%s\n", Out.dump(2).c_str());
+    return ExitSuccess;
+  }
+  auto Start = std::chrono::steady_clock::now();
+  auto Pid = spawnProgram(O.Program, O.Argv, *Env);
+  if (!Pid)
+    return fail(Pid.error());
+  // Like system(): ^C and ^\ reach the application, which decides.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGQUIT, SIG_IGN);
+  auto Status = waitForProgram(*Pid);
+  if (!Status)
+    return fail(Status.error());
+  double WallS = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - Start)
+                     .count();
+  if (!Env->empty())
+    collectReports((fs::path(*Work) / "reports").string(), Offers);
+  printSummary(Offers, WallS);
+  bool Problem = false;
+  for (const Offer &Of : Offers)
+    Problem |= Of.Plan && Of.Seen && Of.What != use::Outcome::Replaced;
+  if (!O.JsonPath.empty()) {
+    json Out = {{"application", O.Argv},
+                {"exit", describeExit(*Status)},
+                {"exit_code", exitCodeOf(*Status)},
+                {"wall_s", WallS},
+                {"min_speedup", O.MinSpeedup},
+                {"verify_launches", O.VerifyLaunches},
+                {"kernels", json::array()}};
+    for (const Offer &Of : Offers)
+      Out["kernels"].push_back(offerJson(Of));
+    if (Error E = writeFileAtomically(O.JsonPath, Out.dump(2) + "\n"))
+      printWarning(E.message());
+  }
+  if (Status->How != ExitStatus::Kind::Exited || Status->Code != 0) {
+    printError("the application ended with " + describeExit(*Status));
+    return exitCodeOf(*Status);
+  }
+  if (Problem) {
+    printError("a planned kernel was not replaced (see above)");
+    return ExitFailure;
+  }
+  return ExitSuccess;
+}
+
+int runRun(const ParsedArgs &A) {
+  auto O = parseOptions(A);
+  if (!O)
+    return usageError(O.error().message(), "run");
+  return runApplication(*O);
+}
+} // namespace
+
+CommandSpec runCommand() {
+  return {
+      "run",
+      "run an application with the kernels a campaign tuned, no rebuild",
+      "--use HISTORY.db|EXPORT_DIR [options] -- APP [ARGS...]",
+      "Runs the unmodified application with each kernel's best verified\n"
+      "candidate in place of its own code: CUDA kernels through the\n"
+      "injection library (the tuned cubin and its launch settings at every\n"
+      "launch), host kernels of an application built with r3 host-flags\n"
+      "through the host runtime (the tuned code compiled as the campaign\n"
+      "compiled it). A kernel is matched by name and by the module the\n"
+      "capture recorded: an application rebuilt with a changed kernel is\n"
+      "refused, not patched. A kernel is left alone when its campaign has no\n"
+      "verified best, when its speedup's lower bound is below --min-speedup,\n"
+      "or when its best is specialized on the recorded launch. At exit r3\n"
+      "prints (on stderr) what was replaced and how many launches each.\n"
+      "Exit status: the application's; 1 when it succeeded but a planned\n"
+      "kernel was refused or could not be loaded. R3_RUN_DISABLE=1, or a\n"
+      "missing database, runs the application untouched with a warning.",
+      {{"--use", "", Arity::Value, "DB|DIR",
+        "a campaign history, or a folder r3 export wrote (or a folder of "
+        "them); may be repeated"},
+       {"--kernel", "-k", Arity::Value, "NAME",
+        "replace only this kernel (mangled name, as r3 report shows it); may "
+        "be repeated"},
+       {"--min-speedup", "", Arity::Value, "X",
+        "leave a kernel alone when its speedup's lower bound is below X "
+        "(default 1.02)"},
+       {"--verify-launches", "", Arity::Value, "N",
+        "run the original and the tuned code on the same inputs for the first "
+        "N launches of each replaced kernel and stop if their outputs differ "
+        "beyond the campaign's tolerance (default 0)"},
+       {"--json", "", Arity::Value, "FILE",
+        "also write the summary as JSON to FILE"},
+       {"--dry-run", "", Arity::Flag, "",
+        "print what would be replaced (JSON) and run nothing"}},
+      true,
+      runRun};
+}
+
+} // namespace r3::cli
