@@ -294,17 +294,24 @@ void addRunSettings(json &S, const BestOf &B) {
   S["settings"] = Recorded;
 }
 
-/// The SHA-256 of the module the capture recorded for the kernel: the
-/// identity `r3 run --use` checks the application's kernel against.
-Expected<std::string> moduleSha256(const KernelSpec &K) {
+/// What the capture recorded about the kernel that identifies it in the
+/// application: its mangled name and the SHA-256 of its module's image,
+/// which `r3 run --use` checks the application's kernel against.
+struct RecordedIdentity {
+  std::string Mangled, ModuleSha256;
+};
+
+Expected<RecordedIdentity> recordedIdentity(const KernelSpec &K) {
   std::unique_ptr<CaptureReader> R;
   R3_TRY(moveInto(CaptureReader::open(K.Capture), R));
   uint32_t Index;
   R3_TRY(moveInto(findCampaignKernel(*R, K), Index));
   std::vector<uint8_t> Image;
   R3_TRY(moveInto(R->readModule(R->kernels()[Index].Module), Image));
-  return sha256Hex(std::string_view(
-      reinterpret_cast<const char *>(Image.data()), Image.size()));
+  return RecordedIdentity{
+      R->kernels()[Index].Name,
+      sha256Hex(std::string_view(reinterpret_cast<const char *>(Image.data()),
+                                 Image.size()))};
 }
 
 json settingsOf(const BestOf &B, const std::string &Diff,
@@ -417,8 +424,11 @@ Expected<ExportSet> exportSet(const BestOf &B, const std::string &History,
   }
   Out.Settings = settingsOf(B, Diff, History);
   // Null when the capture is gone: r3 run then refuses to apply it.
-  auto Module = moduleSha256(*B.KSpec);
-  Out.Settings["module_sha256"] = Module ? json(*Module) : json(nullptr);
+  auto Identity = recordedIdentity(*B.KSpec);
+  Out.Settings["mangled_name"] =
+      Identity ? json(Identity->Mangled) : json(nullptr);
+  Out.Settings["module_sha256"] =
+      Identity ? json(Identity->ModuleSha256) : json(nullptr);
   Out.Settings["grid_rule"] =
       B.KSpec->GridRule.empty() ? json(nullptr) : json(B.KSpec->GridRule);
   if (B.Spec.Target == Backend::Cuda) {

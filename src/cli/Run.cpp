@@ -51,6 +51,9 @@ struct RunOptions {
   bool DryRun = false;
   std::string Program;
   std::vector<std::string> Argv;
+  /// Every kernel the --use sources hold, wanted or not (for --kernel's
+  /// errors).
+  mutable std::vector<std::string> Seen;
 };
 
 /// One kernel a --use source offers, and what r3 run decided about it.
@@ -242,7 +245,7 @@ Offer planOffer(const json &S, const std::string &Dir, const std::string &From,
     return leave("its best is specialized on the recorded launch's values (" +
                  Sp + "), which other launches need not share");
   use::KernelPlan K;
-  K.Name = Of.Kernel;
+  K.Name = text(S, "mangled_name").empty() ? Of.Kernel : text(S, "mangled_name");
   K.ModuleSha256 = Module;
   K.Pipeline = text(S, "pipeline");
   if (auto C = number(S, "codegen_opt"))
@@ -273,6 +276,7 @@ Expected<json> readSettings(const fs::path &Dir) {
 }
 
 bool wanted(const RunOptions &O, const std::string &Kernel) {
+  O.Seen.push_back(Kernel);
   return O.Kernels.empty() ||
          std::find(O.Kernels.begin(), O.Kernels.end(), Kernel) !=
              O.Kernels.end();
@@ -338,9 +342,8 @@ Error offersOfHistory(const std::string &Use, const std::string &Work,
 }
 
 Error checkKernelNames(const RunOptions &O, const std::vector<Offer> &Offers) {
-  std::vector<std::string> Known;
-  for (const Offer &Of : Offers)
-    Known.push_back(Of.Kernel);
+  (void)Offers;
+  const std::vector<std::string> &Known = O.Seen;
   for (const std::string &K : O.Kernels)
     if (std::find(Known.begin(), Known.end(), K) == Known.end()) {
       std::string Msg = "--kernel '" + K + "': no such kernel in " +
@@ -394,7 +397,7 @@ void collectReports(const std::string &Dir, std::vector<Offer> &Offers) {
     }
     for (const use::KernelReport &K : R->Kernels)
       for (Offer &Of : Offers) {
-        if (Of.Kernel != K.Name || !Of.Plan)
+        if (!Of.Plan || Of.Plan->Name != K.Name)
           continue;
         if (!Of.Seen || severity(K.What) > severity(Of.What)) {
           Of.What = K.What;

@@ -4,6 +4,9 @@
 // whether the application links cudart statically or shared or calls the
 // driver API directly.
 //
+// Under `r3 run --use` the library applies tuned kernels instead
+// (InjectUse.cpp); nothing is recorded then.
+//
 // Start-up reads the contract of RecordEnv.h and removes it, marks the stream
 // close-on-exec, and subscribes to CUPTI: driver API callbacks for the
 // allocation, texture/surface object and launch calls, the module-loaded
@@ -17,6 +20,7 @@
 #include "record/cuda/Injector.h"
 
 #include "record/Messages.h"
+#include "record/cuda/InjectUse.h"
 #include "record/cuda/Driver.h"
 #include "support/Demangle.h"
 
@@ -367,8 +371,10 @@ Error start(RecordEnv Env) {
 int initialize() {
   auto Env = decodeRecordEnv([](const char *N) { return ::getenv(N); });
   removeContract();
-  if (!Env || !*Env)
-    return 1; // not under r3 record: load and do nothing
+  if (!Env || !*Env) {
+    startUse(); // under r3 run --use, or nothing to do
+    return 1;
+  }
   if (::fcntl((*Env)->StreamFd, F_SETFD, FD_CLOEXEC) != 0)
     return 1; // no stream to record into
   if (Error E = start(std::move(**Env))) {
