@@ -48,7 +48,7 @@ struct RunOptions {
   double MinSpeedup = 1.02;
   uint64_t VerifyLaunches = 0;
   std::string JsonPath;
-  bool DryRun = false;
+  bool DryRun = false, TimeKernels = false, KeepOriginal = false;
   std::string Program;
   std::vector<std::string> Argv;
   /// Every kernel the --use sources hold, wanted or not (for --kernel's
@@ -65,7 +65,7 @@ struct Offer {
   // What the application's processes did with it.
   bool Seen = false;
   use::Outcome What = use::Outcome::Replaced;
-  uint64_t Launches = 0, Verified = 0, Processes = 0;
+  uint64_t Launches = 0, Verified = 0, Processes = 0, Timed = 0, KernelNs = 0;
   std::string Message;
 };
 
@@ -106,6 +106,11 @@ Expected<RunOptions> parseOptions(const ParsedArgs &A) {
   }
   O.JsonPath = A.value("--json").value_or("");
   O.DryRun = A.has("--dry-run");
+  O.TimeKernels = A.has("--time-kernels");
+  O.KeepOriginal = A.has("--keep-original");
+  if (O.KeepOriginal && O.VerifyLaunches > 0)
+    return Error::make("--keep-original runs the application's own kernels: "
+                       "there is nothing to verify (drop --verify-launches)");
   R3_TRY(moveInto(resolveProgram(A.Trailing.front()), O.Program));
   O.Argv = A.Trailing;
   return O;
@@ -406,10 +411,15 @@ void collectReports(const std::string &Dir, std::vector<Offer> &Offers) {
         Of.Seen = true;
         Of.Launches += K.Launches;
         Of.Verified += K.Verified;
+        Of.Timed += K.Timed;
+        Of.KernelNs += K.KernelNs;
         ++Of.Processes;
       }
   }
 }
+
+/// --keep-original: the summary says what ran.
+bool KeepOriginalRun = false;
 
 std::string outcomeText(const Offer &Of) {
   if (!Of.Plan)
@@ -420,9 +430,15 @@ std::string outcomeText(const Offer &Of) {
                          (Of.Launches == 1 ? " launch" : " launches");
   if (Of.Verified)
     Launches += " (" + std::to_string(Of.Verified) + " verified)";
+  if (Of.Timed) {
+    char Buf[96];
+    std::snprintf(Buf, sizeof Buf, ", %.4g ms in the kernel (%.4g ms a launch)",
+                  Of.KernelNs / 1e6, Of.KernelNs / 1e6 / Of.Timed);
+    Launches += Buf;
+  }
   switch (Of.What) {
   case use::Outcome::Replaced:
-    return "replaced, " + Launches;
+    return (KeepOriginalRun ? "kept its own code, " : "replaced, ") + Launches;
   case use::Outcome::Refused:
     return "refused: " + Of.Message;
   case use::Outcome::Failed:
@@ -458,8 +474,12 @@ json offerJson(const Offer &Of) {
     J["outcome"] = use::outcomeName(Of.What);
     J["message"] = Of.Message.empty() ? json(nullptr) : json(Of.Message);
   }
+  if (KeepOriginalRun && J["outcome"] == "replaced")
+    J["outcome"] = "kept";
   J["launches"] = Of.Launches;
   J["verified"] = Of.Verified;
+  J["timed_launches"] = Of.Timed;
+  J["kernel_ms"] = Of.Timed ? json(Of.KernelNs / 1e6) : json(nullptr);
   J["processes"] = Of.Processes;
   return J;
 }
@@ -541,6 +561,8 @@ int runApplication(RunOptions &O) {
   }
   use::Plan P;
   P.VerifyLaunches = O.VerifyLaunches;
+  P.TimeKernels = O.TimeKernels;
+  P.KeepOriginal = KeepOriginalRun = O.KeepOriginal;
   for (const Offer &Of : Offers)
     if (Of.Plan)
       P.Kernels.push_back(*Of.Plan);
@@ -641,6 +663,12 @@ CommandSpec runCommand() {
         "run the original and the tuned code on the same inputs for the first "
         "N launches of each replaced kernel and stop if their outputs differ "
         "beyond the campaign's tolerance (default 0)"},
+       {"--time-kernels", "", Arity::Flag, "",
+        "time every launch of the planned kernels (CUPTI activity on the GPU, "
+        "the clock on the host) and print their total"},
+       {"--keep-original", "", Arity::Flag, "",
+        "match, count and time the planned kernels but run the application's "
+        "own code: the comparison run of a benchmark"},
        {"--json", "", Arity::Value, "FILE",
         "also write the summary as JSON to FILE"},
        {"--dry-run", "", Arity::Flag, "",

@@ -173,6 +173,8 @@ const KernelPlan *Plan::find(std::string_view Name) const {
 std::string encodePlan(const Plan &P) {
   std::string S = std::string(PlanMagic) + "\n";
   S += "verify-launches " + std::to_string(P.VerifyLaunches) + "\n";
+  S += std::string("time-kernels ") + (P.TimeKernels ? "1" : "0") + "\n";
+  S += std::string("keep-original ") + (P.KeepOriginal ? "1" : "0") + "\n";
   for (const KernelPlan &K : P.Kernels) {
     S += "kernel " + oneLine(K.Name) + "\n";
     S += "module " + oneLine(K.ModuleSha256) + "\n";
@@ -224,6 +226,12 @@ Expected<Plan> decodePlan(std::string_view Text, const std::string &Where) {
       R3_TRY(kernelField(L, *K));
     } else if (L.Key == "verify-launches") {
       R3_TRY(moveInto(L.unsignedValue(), P.VerifyLaunches));
+    } else if (L.Key == "time-kernels" || L.Key == "keep-original") {
+      uint64_t V = 0;
+      R3_TRY(moveInto(L.unsignedValue(), V));
+      if (V > 1)
+        return L.error("'" + L.Key + "' is 0 or 1, got '" + L.Value + "'");
+      (L.Key == "time-kernels" ? P.TimeKernels : P.KeepOriginal) = V == 1;
     } else {
       return L.error("unknown key '" + L.Key + "'");
     }
@@ -261,6 +269,8 @@ std::string encodeReport(const ProcessReport &R) {
     S += std::string("outcome ") + outcomeName(K.What) + "\n";
     S += "launches " + std::to_string(K.Launches) + "\n";
     S += "verified " + std::to_string(K.Verified) + "\n";
+    S += "timed " + std::to_string(K.Timed) + "\n";
+    S += "kernel-ns " + std::to_string(K.KernelNs) + "\n";
     if (!K.Message.empty())
       S += "message " + oneLine(K.Message) + "\n";
     S += "end\n";
@@ -297,6 +307,10 @@ Expected<ProcessReport> decodeReport(std::string_view Text,
       R3_TRY(moveInto(L.unsignedValue(), K->Launches));
     } else if (K && L.Key == "verified") {
       R3_TRY(moveInto(L.unsignedValue(), K->Verified));
+    } else if (K && L.Key == "timed") {
+      R3_TRY(moveInto(L.unsignedValue(), K->Timed));
+    } else if (K && L.Key == "kernel-ns") {
+      R3_TRY(moveInto(L.unsignedValue(), K->KernelNs));
     } else if (K && L.Key == "message") {
       K->Message = L.Value;
     } else {

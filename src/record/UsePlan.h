@@ -56,6 +56,12 @@ struct Plan {
   /// Launches of each replaced kernel checked against the original code
   /// (both run on the same inputs), from the first.
   uint64_t VerifyLaunches = 0;
+  /// Time every launch of the planned kernels (CUPTI activity on the GPU,
+  /// the monotonic clock on the host) and report the sums.
+  bool TimeKernels = false;
+  /// Match, count and time the planned kernels but run the application's
+  /// own code: the comparison run of a benchmark, under the same library.
+  bool KeepOriginal = false;
   std::vector<KernelPlan> Kernels;
   const KernelPlan *find(std::string_view Name) const;
 };
@@ -67,7 +73,8 @@ Expected<Plan> readPlan(const std::string &Path);
 
 /// What one process did with one kernel of the plan.
 enum class Outcome {
-  Replaced,    ///< the tuned code ran in place of the application's
+  Replaced,    ///< the tuned code ran in place of the application's (or,
+               ///< with KeepOriginal, would have)
   Refused,     ///< the application's kernel is not the one the campaign tuned
   Failed,      ///< the tuned code could not be loaded; the original ran
   VerifyFailed ///< the tuned code's outputs differed; the process stopped
@@ -79,6 +86,7 @@ struct KernelReport {
   Outcome What = Outcome::Replaced;
   uint64_t Launches = 0; ///< launches that ran the tuned code
   uint64_t Verified = 0; ///< of which checked against the original
+  uint64_t Timed = 0, KernelNs = 0; ///< launches timed, their total time
   std::string Message;   ///< why refused or failed, what differed
 };
 

@@ -33,6 +33,8 @@
 #include "replay/Verify.h"
 #include "support/Sha256.h"
 
+#include <cupti_activity.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +75,7 @@ struct TunedKernel {
   bool Seen = false;
   std::string Message;
   std::atomic<uint64_t> Launches{0}, Verified{0};
+  uint64_t Timed = 0, KernelNs = 0; ///< under TimedLock
   std::map<CUcontext, Loaded> PerContext;
 };
 
@@ -113,6 +116,10 @@ struct User {
   std::map<std::string, std::string> Modules; ///< kernel → latest module hash
   DeviceMemory Memory; ///< when launches are checked
   bool Reported = false;
+  /// Taken alone by CUPTI's activity thread; never held across a driver
+  /// call (a buffer may complete inside any).
+  std::mutex TimedLock;
+  std::unordered_map<uint32_t, TunedKernel *> Timed; ///< by correlation id
 };
 
 User *U = nullptr;
@@ -129,15 +136,20 @@ void reportLocked() {
   U->Reported = true;
   use::ProcessReport R;
   R.Pid = static_cast<uint64_t>(::getpid());
+  std::lock_guard<std::mutex> T(U->TimedLock);
   for (const auto &K : U->Kernels)
     if (K->Seen)
       R.Kernels.push_back({K->Plan->Name, K->What, K->Launches.load(),
-                           K->Verified.load(), K->Message});
+                           K->Verified.load(), K->Timed, K->KernelNs,
+                           K->Message});
   if (Error E = use::writeReportFile(U->ReportDir, R.Pid, use::encodeReport(R)))
     warn("the run report could not be written: " + E.message());
 }
 
 void atExit() {
+  ++InCallback;
+  if (U->Plan.TimeKernels)
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); // without locks
   std::lock_guard<std::mutex> L(U->Lock);
   reportLocked();
 }
@@ -148,6 +160,7 @@ void atForkChild() {
     K->Launches = 0;
     K->Verified = 0;
     K->Seen = false;
+    K->Timed = K->KernelNs = 0;
   }
 }
 
@@ -412,6 +425,14 @@ void onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
             "left alone");
   if (capturing(C.Stream))
     return; // a graph being captured keeps the application's code
+  if (U->Plan.TimeKernels) {
+    std::lock_guard<std::mutex> T(U->TimedLock);
+    U->Timed[Data.correlationId] = &K;
+  }
+  if (U->Plan.KeepOriginal) {
+    ++K.Launches;
+    return;
+  }
   Loaded &Code = loadTuned(K, H.Function);
   if (!Code.Function)
     return refuseOrFail(K, use::Outcome::Failed, Code.Error);
@@ -513,6 +534,44 @@ void CUPTIAPI callback(void *, CUpti_CallbackDomain Domain,
   --InCallback;
 }
 
+// --- kernel times ---
+
+void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size,
+                              size_t *MaxRecords) {
+  constexpr size_t Bytes = 8u << 20;
+  *Buffer = static_cast<uint8_t *>(std::aligned_alloc(8, Bytes));
+  *Size = *Buffer ? Bytes : 0;
+  *MaxRecords = 0;
+}
+
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t,
+                              size_t Valid) {
+  {
+    std::lock_guard<std::mutex> T(U->TimedLock);
+    CUpti_Activity *Record = nullptr;
+    while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) == CUPTI_SUCCESS) {
+      if (Record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+          Record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+        continue;
+      const auto &R = *reinterpret_cast<CUpti_ActivityKernel10 *>(Record);
+      auto It = U->Timed.find(R.correlationId);
+      if (It == U->Timed.end())
+        continue;
+      It->second->KernelNs += R.end > R.start ? R.end - R.start : 0;
+      ++It->second->Timed;
+      U->Timed.erase(It);
+    }
+  }
+  std::free(Buffer);
+}
+
+Error timeKernels() {
+  R3_TRY(check(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted),
+               "cuptiActivityRegisterCallbacks"));
+  return check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
+               "cuptiActivityEnable");
+}
+
 Error subscribe() {
   CUpti_SubscriberHandle Subscriber;
   R3_TRY(
@@ -555,7 +614,11 @@ Error start(const char *PlanPath) {
                     K->Rule));
     U->Kernels.push_back(std::move(K));
   }
-  return subscribe();
+  R3_TRY(subscribe());
+  if (U->Plan.TimeKernels)
+    if (Error E = timeKernels())
+      warn("kernel times are not available: " + E.message());
+  return Error::success();
 }
 
 } // namespace

@@ -44,7 +44,7 @@ struct UseState {
   use::Outcome What = use::Outcome::Replaced;
   std::string Message;
   r3_host_entry Tuned = nullptr, Original = nullptr;
-  std::atomic<uint64_t> Launches{0}, Verified{0};
+  std::atomic<uint64_t> Launches{0}, Verified{0}, Timed{0}, KernelNs{0};
 };
 
 /// The state of one checked call between useEnter and useExit.
@@ -84,7 +84,8 @@ void reportLocked() {
   R.Pid = static_cast<uint64_t>(::getpid());
   for (const UseState *S : U->Kernels)
     R.Kernels.push_back({S->Desc->name, S->What, S->Launches.load(),
-                         S->Verified.load(), S->Message});
+                         S->Verified.load(), S->Timed.load(),
+                         S->KernelNs.load(), S->Message});
   if (Error E = use::writeReportFile(U->ReportDir, R.Pid, use::encodeReport(R)))
     warn("the run report could not be written: " + E.message());
 }
@@ -104,6 +105,8 @@ void atForkChild() {
   for (UseState *S : U->Kernels) {
     S->Launches = 0;
     S->Verified = 0;
+    S->Timed = 0;
+    S->KernelNs = 0;
   }
 }
 
@@ -178,6 +181,8 @@ void prepare(UseState &S) {
                 "It was left alone";
     return;
   }
+  if (U->Plan.KeepOriginal)
+    return; // counted and timed, never replaced
   std::string Tuned;
   if (!P.Artifact.empty()) {
     auto Bytes = readArtifact(P.Artifact);
@@ -346,28 +351,39 @@ void useUnit(const r3_host_unit *Unit) {
       U->Kernels.push_back(S);
     }
     K->runtime_state = reinterpret_cast<uint64_t>(S);
-    if (S->What == use::Outcome::Replaced)
-      K->tuned_entry = S->Tuned;
-    else
+    if (S->What != use::Outcome::Replaced)
       warn(S->Message);
+    else if (S->Tuned)
+      K->tuned_entry = S->Tuned;
   }
 }
 
+// A token is a Checking (aligned: its low bit is 0) or, for a timed call,
+// its start time tagged with a low 1 bit.
 void *useEnter(r3_host_kernel *K, const uint64_t *Args) {
   auto *S = reinterpret_cast<UseState *>(K->runtime_state);
-  if (!S || !K->tuned_entry)
+  if (!S || S->What != use::Outcome::Replaced)
     return nullptr;
   uint64_t Ordinal = S->Launches++;
-  if (Ordinal >= U->Plan.VerifyLaunches)
-    return nullptr;
-  BusyScope Busy;
-  return beginCheck(*S, Args, Ordinal);
+  if (K->tuned_entry && Ordinal < U->Plan.VerifyLaunches) {
+    BusyScope Busy;
+    return beginCheck(*S, Args, Ordinal);
+  }
+  if (U->Plan.TimeKernels)
+    return reinterpret_cast<void *>((monotonicNs() << 1) | 1);
+  return nullptr;
 }
 
 void useExit(r3_host_kernel *K, void *Token, const uint64_t *Ret) {
   BusyScope Busy;
-  endCheck(*reinterpret_cast<UseState *>(K->runtime_state),
-           static_cast<Checking *>(Token), Ret);
+  auto *S = reinterpret_cast<UseState *>(K->runtime_state);
+  auto Bits = reinterpret_cast<uint64_t>(Token);
+  if (Bits & 1) {
+    S->KernelNs += monotonicNs() - (Bits >> 1);
+    ++S->Timed;
+    return;
+  }
+  endCheck(*S, static_cast<Checking *>(Token), Ret);
 }
 
 } // namespace r3::host
