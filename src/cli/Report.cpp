@@ -20,7 +20,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 namespace r3::cli {
 
@@ -767,10 +769,130 @@ Error writeOutput(const std::string &Text,
   return writeFileAtomically(*To, Text);
 }
 
-Expected<std::string> renderReport(History &H, const std::string &Format) {
+// --- the application's time under r3 run (--app-time) ---
+
+Expected<json> readRunSummary(const std::string &Path) {
+  std::ifstream In(Path);
+  if (!In)
+    return makeError(Path, ": cannot read it (--app-time takes the files r3 "
+                           "run --json wrote)");
+  std::stringstream S;
+  S << In.rdbuf();
+  json J = json::parse(S.str(), nullptr, false);
+  if (!J.is_object() || !J.contains("wall_s") || !J.contains("kernels") ||
+      !J["kernels"].is_array())
+    return makeError(Path, ": not the JSON summary of r3 run --json");
+  return J;
+}
+
+/// Which arm a run was: "plain" (--keep-original), "tuned" (a kernel
+/// replaced), or empty (neither: nothing to compare).
+std::string armOf(const json &Run) {
+  std::string Arm;
+  for (const json &K : Run["kernels"]) {
+    std::string O = K.value("outcome", "");
+    if (O == "kept")
+      return "plain";
+    if (O == "replaced")
+      Arm = "tuned";
+  }
+  return Arm;
+}
+
+/// The runs' medians: the application's wall time by arm, and each kernel's
+/// time a launch in the application by arm beside the campaign's speedup.
+Expected<json> appTimeJson(const std::vector<std::string> &Files) {
+  std::map<std::string, std::vector<double>> Wall;
+  // kernel -> arm -> ms a launch; kernel -> the campaign's speedup
+  std::map<std::string, std::map<std::string, std::vector<double>>> PerLaunch;
+  std::map<std::string, json> Predicted;
+  for (const std::string &F : Files) {
+    json Run;
+    R3_TRY(moveInto(readRunSummary(F), Run));
+    std::string Arm = armOf(Run);
+    if (Arm.empty())
+      return makeError(F, ": neither a --keep-original run nor one that "
+                          "replaced a kernel");
+    if (Run.value("exit_code", 0) != 0)
+      return makeError(F, ": the application failed in that run (",
+                       Run.value("exit", std::string("?")), ")");
+    Wall[Arm].push_back(Run["wall_s"].get<double>());
+    for (const json &K : Run["kernels"]) {
+      std::string Name = K.value("kernel", "");
+      Predicted[Name] = K.value("speedup", json());
+      uint64_t Timed = K.value("timed_launches", uint64_t(0));
+      if (Timed > 0 && K["kernel_ms"].is_number())
+        PerLaunch[Name][Arm].push_back(K["kernel_ms"].get<double>() / Timed);
+    }
+  }
+  auto med = [](const std::vector<double> &V) {
+    return V.empty() ? json(nullptr) : json(medianOf(V));
+  };
+  json Out = {{"runs",
+               {{"plain", Wall["plain"].size()},
+                {"tuned", Wall["tuned"].size()}}},
+              {"wall_s", {{"plain", med(Wall["plain"])},
+                          {"tuned", med(Wall["tuned"])}}}};
+  json P = Out["wall_s"]["plain"], T = Out["wall_s"]["tuned"];
+  Out["end_to_end"] = P.is_number() && T.is_number() && T.get<double>() > 0
+                          ? json(P.get<double>() / T.get<double>())
+                          : json(nullptr);
+  Out["kernels"] = json::array();
+  for (auto &[Name, Arms] : PerLaunch) {
+    json Pl = med(Arms["plain"]), Tu = med(Arms["tuned"]);
+    json Measured = Pl.is_number() && Tu.is_number() && Tu.get<double>() > 0
+                        ? json(Pl.get<double>() / Tu.get<double>())
+                        : json(nullptr);
+    Out["kernels"].push_back({{"kernel", Name},
+                              {"predicted", Predicted[Name]},
+                              {"plain_ms_per_launch", Pl},
+                              {"tuned_ms_per_launch", Tu},
+                              {"measured", Measured}});
+  }
+  return Out;
+}
+
+void appendAppTime(std::string &Out, const json &A) {
+  auto seconds = [](const json &V) {
+    if (!V.is_number())
+      return std::string("-");
+    char Buf[32];
+    std::snprintf(Buf, sizeof Buf, "%.4g s", V.get<double>());
+    return std::string(Buf);
+  };
+  appendf(Out, "\nin the application (r3 run --use; %llu plain and %llu tuned "
+               "runs, medians):\n",
+          A["runs"]["plain"].get<unsigned long long>(),
+          A["runs"]["tuned"].get<unsigned long long>());
+  appendf(Out, "  %-13s %s plain, %s tuned: %s\n", "end to end:",
+          seconds(A["wall_s"]["plain"]).c_str(),
+          seconds(A["wall_s"]["tuned"]).c_str(),
+          formatSpeedup(number(A["end_to_end"])).c_str());
+  for (const json &K : A["kernels"])
+    appendf(Out, "  kernel %s: %s plain, %s tuned a launch: %s measured, the "
+                 "campaign predicted %s\n",
+            K["kernel"].get<std::string>().c_str(),
+            formatMs(number(K["plain_ms_per_launch"])).c_str(),
+            formatMs(number(K["tuned_ms_per_launch"])).c_str(),
+            formatSpeedup(number(K["measured"])).c_str(),
+            formatSpeedup(number(K["predicted"])).c_str());
+}
+
+Expected<std::string> renderReport(History &H, const std::string &Format,
+                                   const std::vector<std::string> &AppTime) {
   auto J = reportJson(H);
   if (!J)
     return J.takeError();
+  if (!AppTime.empty()) {
+    json A;
+    R3_TRY(moveInto(appTimeJson(AppTime), A));
+    (*J)["app_time"] = A;
+    if (Format == "table") {
+      std::string Out = reportTable(*J);
+      appendAppTime(Out, A);
+      return Out;
+    }
+  }
   if (Format == "html")
     return reportHtml(H, *J);
   return Format == "json" ? J->dump(2) + "\n" : reportTable(*J);
@@ -787,7 +909,10 @@ int runReport(const ParsedArgs &A) {
   auto H = History::open(A.Positional.front(), HistoryMode::ReadOnly);
   if (!H)
     return fail(H.error());
-  auto Text = renderReport(**H, *Format);
+  std::vector<std::string> AppTime;
+  if (auto It = A.Values.find("--app-time"); It != A.Values.end())
+    AppTime = It->second;
+  auto Text = renderReport(**H, *Format, AppTime);
   if (!Text)
     return fail(Text.error());
   if (Error E = writeOutput(*Text, A.value("--output")))
@@ -808,11 +933,19 @@ CommandSpec reportCommand() {
           "docs/history-schema.md lists the JSON keys. --format html writes\n"
           "one self-contained page with charts: the best time over\n"
           "evaluations and over time, the speedup by level and by operator,\n"
-          "the MAP-Elites archive, failures over time and the LLM's calls.",
+          "the MAP-Elites archive, failures over time and the LLM's calls.\n"
+          "--app-time FILE... adds what the tuned kernels did inside the\n"
+          "application: the JSON summaries of r3 run --json runs, with\n"
+          "--keep-original (plain) and without (tuned), both with\n"
+          "--time-kernels; medians of the application's wall time and of each\n"
+          "kernel's time a launch, beside the campaign's prediction.",
           {{"--format", "", Arity::Value, "table|json|html",
             "output format (default table)"},
            {"--output", "-o", Arity::Value, "FILE",
-            "write the report here instead of to stdout"}},
+            "write the report here instead of to stdout"},
+           {"--app-time", "", Arity::Value, "FILE",
+            "an r3 run --json summary (plain or tuned) to add the end-to-end "
+            "line from; may be repeated"}},
           false,
           runReport};
 }
