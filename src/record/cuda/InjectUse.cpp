@@ -124,6 +124,9 @@ struct User {
 
 User *U = nullptr;
 thread_local int InCallback = 0;
+/// Set while this thread loads a tuned cubin: its module-loaded callback is
+/// not the application's module (whose hash identifies the kernel).
+thread_local bool LoadingTuned = false;
 thread_local InFlight Current;
 
 void warn(const std::string &Message) {
@@ -181,7 +184,7 @@ void atForkChild() {
 // --- modules ---
 
 void onModuleLoaded(const CUpti_ModuleResourceData &M) {
-  if (!M.pCubin || M.cubinSize == 0)
+  if (LoadingTuned || !M.pCubin || M.cubinSize == 0)
     return;
   std::span Image(reinterpret_cast<const uint8_t *>(M.pCubin), M.cubinSize);
   auto Symbols = readCubinSymbols(Image);
@@ -214,7 +217,9 @@ Loaded &loadTuned(TunedKernel &K, CUfunction AppFunction) {
   if (!New)
     return L;
   CUmodule Module = nullptr;
+  LoadingTuned = true;
   Error E = check(cuModuleLoadData(&Module, K.Cubin.data()), "cuModuleLoadData");
+  LoadingTuned = false;
   if (!E)
     E = check(cuModuleGetFunction(&L.Function, Module, K.Plan->Name.c_str()),
               "cuModuleGetFunction");
