@@ -2,7 +2,8 @@
 // decoded from CUPTI's parameter structs (cuLaunchKernel, cuLaunchKernelEx
 // with its attributes, cooperative launches refused), the parameter buffer
 // packed from kernelParams or taken from extra, and the allocation table
-// kept from allocation and free callbacks (failed calls ignored).
+// kept from allocation and free callbacks (failed calls ignored); under r3
+// run --use, a launch's shape under a plan and its rewritten parameters.
 #include "Catch.h"
 
 #include "record/cuda/DeviceMemory.h"
@@ -180,4 +181,95 @@ TEST_CASE("cuda inject: the allocation table follows allocations and frees",
   REQUIRE(L.size() == 2);
   CHECK(L[0].Base == Managed);
   CHECK(L[1].Base == Pitched);
+}
+
+// --- r3 run --use: a launch's shape under a plan and its rewrite ---
+
+TEST_CASE("cuda inject: a planned block changes the grid by the kernel's rule",
+          "[cuda][use]") {
+  int N = 1000;
+  void *Args[] = {&N};
+  LaunchCall C;
+  C.Grid = {8, 3, 1};
+  C.Block = {128, 1, 1};
+  C.KernelParams = Args;
+  std::vector<ParamInfo> Layout = {{0, 4}};
+  auto KeepThreads = parseGridRule("keep-threads");
+  REQUIRE(KeepThreads);
+  // No planned block: the launch's own shape.
+  auto Own = plannedShape(*KeepThreads, {0, 0, 0}, C, Layout);
+  REQUIRE(Own);
+  CHECK(Own->first == Dim3{8, 3, 1});
+  CHECK(Own->second == Dim3{128, 1, 1});
+  // keep-threads: the launch's own threads, over the new block.
+  auto Kept = plannedShape(*KeepThreads, {256, 1, 1}, C, Layout);
+  REQUIRE(Kept);
+  CHECK(Kept->first == Dim3{4, 3, 1});
+  CHECK(Kept->second == Dim3{256, 1, 1});
+  // An expression over this launch's own parameter (arg0 = 1000).
+  auto ByArg = parseGridRule("x=ceil(arg0 / block_x)");
+  REQUIRE(ByArg);
+  auto FromArg = plannedShape(*ByArg, {64, 1, 1}, C, Layout);
+  REQUIRE(FromArg);
+  CHECK(FromArg->first == Dim3{16, 3, 1});
+  // A rule naming what the launch does not have is an error, not a guess.
+  auto Unknown = parseGridRule("x=ceil(n / block_x)");
+  REQUIRE(Unknown);
+  auto Bad = plannedShape(*Unknown, {64, 1, 1}, C, Layout);
+  REQUIRE_FALSE(Bad);
+}
+
+TEST_CASE("cuda inject: a rewritten cuLaunchKernel decodes to the plan",
+          "[cuda][use]") {
+  int N = 7;
+  void *Args[] = {&N};
+  cuLaunchKernel_params P{};
+  P.f = fakeFunction();
+  P.gridDimX = 32, P.gridDimY = 1, P.gridDimZ = 1;
+  P.blockDimX = 128, P.blockDimY = 1, P.blockDimZ = 1;
+  P.sharedMemBytes = 0;
+  P.kernelParams = Args;
+  CUlaunchConfig Storage{};
+  auto Tuned = reinterpret_cast<CUfunction>(0x5678);
+  REQUIRE(rewriteLaunch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, &P, Tuned,
+                        {16, 2, 1}, {256, 1, 1}, 4096, Storage));
+  LaunchCall C;
+  REQUIRE(decodeLaunch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, &P, C));
+  CHECK(C.Function == Tuned);
+  CHECK(C.Grid == Dim3{16, 2, 1});
+  CHECK(C.Block == Dim3{256, 1, 1});
+  CHECK(C.SharedBytes == 4096);
+  CHECK(C.KernelParams == Args); // the application's arguments, untouched
+}
+
+TEST_CASE("cuda inject: a rewritten cuLaunchKernelEx keeps its attributes and "
+          "leaves the caller's config alone",
+          "[cuda][use]") {
+  CUlaunchAttribute Attr{};
+  Attr.id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+  Attr.value.priority = 3;
+  CUlaunchConfig Config{};
+  Config.gridDimX = 10, Config.gridDimY = 1, Config.gridDimZ = 1;
+  Config.blockDimX = 64, Config.blockDimY = 1, Config.blockDimZ = 1;
+  Config.attrs = &Attr;
+  Config.numAttrs = 1;
+  cuLaunchKernelEx_params P{};
+  P.config = &Config;
+  P.f = fakeFunction();
+  CUlaunchConfig Storage{};
+  auto Tuned = reinterpret_cast<CUfunction>(0x5678);
+  REQUIRE(rewriteLaunch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &P, Tuned,
+                        {5, 1, 1}, {128, 1, 1}, 0, Storage));
+  CHECK(P.config == &Storage);
+  CHECK(Config.gridDimX == 10); // the application's own struct is unchanged
+  LaunchCall C;
+  REQUIRE(decodeLaunch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, &P, C));
+  CHECK(C.Function == Tuned);
+  CHECK(C.Grid == Dim3{5, 1, 1});
+  CHECK(C.Block == Dim3{128, 1, 1});
+  CHECK(Storage.numAttrs == 1);
+  CHECK(Storage.attrs == &Attr);
+  // Not a launch: nothing is rewritten.
+  CHECK_FALSE(rewriteLaunch(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &P, Tuned,
+                            {1, 1, 1}, {1, 1, 1}, 0, Storage));
 }

@@ -366,31 +366,6 @@ Handle handleOf(CUfunction H) {
   return U->Handles.emplace(H, std::move(Out)).first->second;
 }
 
-/// The launch's grid and block under the plan.
-Expected<std::pair<Dim3, Dim3>> launchShape(const TunedKernel &K,
-                                            const LaunchCall &C,
-                                            const Handle &H) {
-  const Dim3 &B = K.Plan->Block;
-  if (B[0] == 0)
-    return std::make_pair(C.Grid, C.Block);
-  LaunchValues V;
-  V.RecordedGrid = C.Grid;
-  V.RecordedBlock = C.Block;
-  V.Block = B;
-  if (K.Rule.Mode == GridRule::Expressions) {
-    LaunchInfo Info;
-    Info.Grid = C.Grid;
-    Info.Block = C.Block;
-    R3_TRY(moveInto(packParams(C, H.Params), Info.Params));
-    KernelInfo KI;
-    KI.Params = H.Params;
-    V.Params = paramValues(Info, KI);
-  }
-  Dim3 Grid;
-  R3_TRY(moveInto(applyGridRule(K.Rule, V), Grid));
-  return std::make_pair(Grid, B);
-}
-
 bool capturing(CUstream S) {
   CUstreamCaptureStatus Status = CU_STREAM_CAPTURE_STATUS_NONE;
   return cuStreamIsCapturing(S, &Status) == CUDA_SUCCESS &&
@@ -441,7 +416,7 @@ void onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
   Loaded &Code = loadTuned(K, H.Function);
   if (!Code.Function)
     return refuseOrFail(K, use::Outcome::Failed, Code.Error);
-  auto Shape = launchShape(K, C, H);
+  auto Shape = plannedShape(K.Rule, K.Plan->Block, C, H.Params);
   if (!Shape)
     return refuseOrFail(K, use::Outcome::Failed,
                         "the campaign's grid rule does not apply: " +
@@ -466,33 +441,9 @@ void onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
   }
   for (const GlobalPair &G : Code.Globals)
     cuMemcpyDtoDAsync(G.Tuned, G.App, G.Size, C.Stream);
-  auto [Grid, Block] = *Shape;
-  void *Params = const_cast<void *>(Data.functionParams);
-  if (Cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-      Cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz) {
-    auto &P = *static_cast<cuLaunchKernelEx_params *>(Params);
-    static thread_local CUlaunchConfig Config;
-    Config = *P.config;
-    Config.gridDimX = Grid[0];
-    Config.gridDimY = Grid[1];
-    Config.gridDimZ = Grid[2];
-    Config.blockDimX = Block[0];
-    Config.blockDimY = Block[1];
-    Config.blockDimZ = Block[2];
-    Config.sharedMemBytes = Shared;
-    P.config = &Config;
-    P.f = Code.Function;
-  } else {
-    auto &P = *static_cast<cuLaunchKernel_params *>(Params);
-    P.f = Code.Function;
-    P.gridDimX = Grid[0];
-    P.gridDimY = Grid[1];
-    P.gridDimZ = Grid[2];
-    P.blockDimX = Block[0];
-    P.blockDimY = Block[1];
-    P.blockDimZ = Block[2];
-    P.sharedMemBytes = Shared;
-  }
+  static thread_local CUlaunchConfig Config;
+  rewriteLaunch(Cbid, const_cast<void *>(Data.functionParams), Code.Function,
+                Shape->first, Shape->second, Shared, Config);
 }
 
 void onLaunchExit() {

@@ -161,4 +161,68 @@ packParams(const LaunchCall &C, const std::vector<ParamInfo> &Layout) {
   return Buffer;
 }
 
+Expected<std::pair<Dim3, Dim3>>
+plannedShape(const GridRule &Rule, const Dim3 &Block, const LaunchCall &C,
+             const std::vector<ParamInfo> &Layout) {
+  if (Block[0] == 0)
+    return std::make_pair(C.Grid, C.Block);
+  LaunchValues V;
+  V.RecordedGrid = C.Grid;
+  V.RecordedBlock = C.Block;
+  V.Block = Block;
+  if (Rule.Mode == GridRule::Expressions) {
+    LaunchInfo Info;
+    Info.Grid = C.Grid;
+    Info.Block = C.Block;
+    R3_TRY(moveInto(packParams(C, Layout), Info.Params));
+    KernelInfo K;
+    K.Params = Layout;
+    V.Params = paramValues(Info, K);
+  }
+  Dim3 Grid;
+  R3_TRY(moveInto(applyGridRule(Rule, V), Grid));
+  return std::make_pair(Grid, Block);
+}
+
+bool rewriteLaunch(CUpti_CallbackId Cbid, void *Params, CUfunction F,
+                   const Dim3 &Grid, const Dim3 &Block, uint32_t SharedBytes,
+                   CUlaunchConfig &Storage) {
+  switch (Cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+    auto &P = *static_cast<cuLaunchKernel_params *>(Params);
+    P.f = F;
+    P.gridDimX = Grid[0];
+    P.gridDimY = Grid[1];
+    P.gridDimZ = Grid[2];
+    P.blockDimX = Block[0];
+    P.blockDimY = Block[1];
+    P.blockDimZ = Block[2];
+    P.sharedMemBytes = SharedBytes;
+    return true;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+    auto &P = *static_cast<cuLaunchKernelEx_params *>(Params);
+    if (!P.config)
+      return false;
+    Storage = *P.config;
+    Storage.gridDimX = Grid[0];
+    Storage.gridDimY = Grid[1];
+    Storage.gridDimZ = Grid[2];
+    Storage.blockDimX = Block[0];
+    Storage.blockDimY = Block[1];
+    Storage.blockDimZ = Block[2];
+    Storage.sharedMemBytes = SharedBytes;
+    P.config = &Storage;
+    P.f = F;
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
 } // namespace r3::cuda

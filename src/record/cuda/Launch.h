@@ -6,6 +6,7 @@
 #pragma once
 
 #include "capture/Capture.h"
+#include "replay/LaunchRule.h"
 #include "support/Error.h"
 
 #include <cuda.h>
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace r3::cuda {
@@ -52,5 +54,25 @@ FunctionAttributes attributes(CUfunction F);
 /// parameter) or from extra's CU_LAUNCH_PARAM_BUFFER_POINTER.
 Expected<std::vector<uint8_t>> packParams(const LaunchCall &C,
                                           const std::vector<ParamInfo> &Layout);
+
+// --- r3 run --use: a launch under a plan (InjectUse.cpp) ---
+
+/// The grid and block of a launch when the plan sets Block (all zero: the
+/// launch's own): the grid follows the launch's own grid and block through
+/// Rule, whose expressions may read the launch's scalar parameters (argN,
+/// from Layout).
+Expected<std::pair<Dim3, Dim3>> plannedShape(const GridRule &Rule,
+                                             const Dim3 &Block,
+                                             const LaunchCall &C,
+                                             const std::vector<ParamInfo> &Layout);
+
+/// Rewrites a launch callback's parameters (on API enter, the driver then
+/// launches what they say): the function, grid, block and dynamic shared
+/// bytes. A cuLaunchKernelEx call's config is copied into Storage (which must
+/// outlive the call) and pointed at, its attributes kept. False for a
+/// callback decodeLaunch does not understand.
+bool rewriteLaunch(CUpti_CallbackId Cbid, void *Params, CUfunction F,
+                   const Dim3 &Grid, const Dim3 &Block, uint32_t SharedBytes,
+                   CUlaunchConfig &Storage);
 
 } // namespace r3::cuda
