@@ -17,7 +17,12 @@ GPU:
 
   run.py --r3 R3 --recipes DIR --out OUTDIR [--budget SECONDS]
          [--evaluations N] [--runs N] [--only NAME,...]
-         [--app NAME=DIR ...]
+         [--app NAME=DIR ...] [--tuned DIR]
+
+--tuned DIR takes recipes already built, recorded and tuned from
+DIR/cuda-NAME (a folder with its history.db, as the run-cuda-recipes test
+leaves them) instead of preparing them again; an --app folder that holds a
+history.db is used as it is too.
 
 An --app folder holds prepare.sh (builds the application and records the
 capture its campaign.toml names, with $R3), campaign.toml and command (the
@@ -127,6 +132,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", default="")
     ap.add_argument("--app", action="append", default=[])
+    ap.add_argument("--tuned", default="")
     args = ap.parse_args()
     deadline = time.time() + args.budget
     os.makedirs(args.out, exist_ok=True)
@@ -137,6 +143,10 @@ def main():
     only = [x for x in args.only.split(",") if x]
     for r, cmd in RECIPES.items():
         if only and r not in only:
+            continue
+        tuned = os.path.join(args.tuned, "cuda-" + r) if args.tuned else ""
+        if tuned and os.path.exists(os.path.join(tuned, "history.db")):
+            apps.append((r, os.path.abspath(tuned), [cmd]))
             continue
         dst = os.path.join(work, "cuda-" + r)
         shutil.rmtree(dst, ignore_errors=True)
@@ -158,7 +168,8 @@ def main():
         if time.time() > deadline - 30:
             rows.append("| %s | skipped: the time budget is spent |" % name)
             continue
-        problem = prepare(name, folder, args, env, deadline)
+        ready = os.path.exists(os.path.join(folder, "history.db"))
+        problem = None if ready else prepare(name, folder, args, env, deadline)
         if problem:
             rows.append("| %s | %s |" % (name, problem))
             continue
