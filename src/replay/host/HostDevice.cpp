@@ -160,8 +160,11 @@ HostDevice::runAll(const Candidate &C, HostEntry Entry,
                   Poison[I], C.Verify, Hooks.Tick};
     LaunchOutcome O;
     R3_TRY(moveInto(runLaunch(*Space, *L, Entry, Sig, S), O));
-    if (O.Failure != FailureKind::None)
-      return failedResult(O.Failure, O.Message);
+    if (O.Failure != FailureKind::None) {
+      CandidateResult Failed = failedResult(O.Failure, O.Message);
+      Failed.DeviceLost = O.Tainted; // the server exits after sending it
+      return Failed;
+    }
     Res.TimesNs.resize(O.TimesNs.size());
     for (size_t R = 0; R < O.TimesNs.size(); ++R)
       Res.TimesNs[R] += O.TimesNs[R];
