@@ -179,11 +179,10 @@ LaunchOutcome oneRun(const LaunchImage &L, HostEntry Entry,
   if (Report.passed())
     return O;
   O.Failure = FailureKind::WrongResult;
-  O.Message = At + (Run.empty() ? ""
-                                : Run + " gave a different result than the "
-                                        "verification run, which passed "
-                                        "(every run's outputs are checked): ") +
-              Report.message();
+  O.Message = Run.empty() ? At + Report.message()
+                          : laterRunMessage(L.Index, Run,
+                                            "every run's outputs are checked",
+                                            Report);
   return O;
 }
 
@@ -201,14 +200,11 @@ LaunchOutcome timedRuns(const LaunchImage &L, HostEntry Entry,
                         const KernelSignature &Sig, const RunSettings &S) {
   LaunchOutcome O;
   for (uint32_t I = 0; I < S.Warmup || !S.Reps.enough(O.TimesNs); ++I) {
-    bool Warm = I < S.Warmup;
-    std::string Run = (Warm ? "warm-up run " : "timed run ") +
-                      std::to_string(Warm ? I + 1 : I - S.Warmup + 1);
     uint64_t Ns = 0;
-    LaunchOutcome Once = oneRun(L, Entry, Sig, S, Run, Ns);
+    LaunchOutcome Once = oneRun(L, Entry, Sig, S, runName(I, S.Warmup), Ns);
     if (Once.Failure != FailureKind::None)
       return Once;
-    if (!Warm)
+    if (I >= S.Warmup)
       O.TimesNs.push_back(Ns);
   }
   return O;
