@@ -240,8 +240,11 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
   Info.CompileMs = Report.CompileMs;
   R3_TRY(Hooks.Running(Info));
   auto Res = runAll(C, *Entry, *Sig, Poison, Hooks);
-  // A long-lived server must not keep every candidate's code.
-  R3_TRY(Jit->release(*Entry));
+  // A long-lived server must not keep every candidate's code, unless a
+  // thread the candidate left may still run it: the server exits after this
+  // result, and until then that thread must find its code where it was.
+  if (!Res || !Res->DeviceLost)
+    R3_TRY(Jit->release(*Entry));
   if (!Res)
     return Res;
   return Described(std::move(*Res));

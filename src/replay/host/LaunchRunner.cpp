@@ -142,37 +142,17 @@ std::string tasksLeft(const std::optional<TaskCount> &Before,
          "before it returns (the replay server is restarted)";
 }
 
-/// One run of any kind: prepare, call, then check what the candidate left:
-/// tasks, the slack, the outputs. Run names it in messages: empty for the
-/// verification run, else "warm-up run 2" or "timed run 3".
-LaunchOutcome oneRun(const LaunchImage &L, HostEntry Entry,
-                     const KernelSignature &Sig, const RunSettings &S,
-                     const std::string &Run, uint64_t &Ns) {
+/// The checks of a run's memory: the slack, then the outputs. At starts the
+/// message ("launch 0: "), Run names the run as oneRun says.
+LaunchOutcome checkMemory(const LaunchImage &L, const KernelSignature &Sig,
+                          const RunSettings &S, const std::string &Run,
+                          uint64_t Ret) {
   LaunchOutcome O;
-  if (S.Tick)
-    S.Tick();
-  prepare(L, S);
-  uint64_t Ret = 0;
-  std::optional<TaskCount> Before = countTasks();
-  Ns = timedCall(Entry, L, Ret);
-  std::string Left = tasksLeft(Before, countTasks());
-  std::string Which = Run.empty() ? "the verification run" : Run;
   std::string At = "launch " + std::to_string(L.Index) + ": ";
-  if (!Left.empty()) {
-    O.Failure = FailureKind::WrongResult;
-    O.Message = At + Which + " " + Left;
-    O.Tainted = true;
-    return O;
-  }
-  if (Ns > S.TimeoutSeconds * 1e9) {
-    O.Failure = FailureKind::Timeout;
-    O.Message = At + Which + " took " + secondsText(Ns / 1e9) +
-                ", more than the timeout of " + secondsText(S.TimeoutSeconds);
-    return O;
-  }
   if (std::string Outside = slackWritten(L); !Outside.empty()) {
     O.Failure = FailureKind::WrongResult;
-    O.Message = At + Which + " " + Outside;
+    O.Message = At + (Run.empty() ? "the verification run" : Run) + " " +
+                Outside;
     return O;
   }
   VerifyReport Report = check(L, Sig, S.Verify, Ret);
@@ -183,6 +163,36 @@ LaunchOutcome oneRun(const LaunchImage &L, HostEntry Entry,
                           : laterRunMessage(L.Index, Run,
                                             "every run's outputs are checked",
                                             Report);
+  return O;
+}
+
+/// One run of any kind: prepare, call, then check what the candidate left:
+/// threads and processes, its time, its memory. Run names it in messages:
+/// empty for the verification run, else "warm-up run 2" or "timed run 3".
+LaunchOutcome oneRun(const LaunchImage &L, HostEntry Entry,
+                     const KernelSignature &Sig, const RunSettings &S,
+                     const std::string &Run, uint64_t &Ns) {
+  if (S.Tick)
+    S.Tick();
+  prepare(L, S);
+  uint64_t Ret = 0;
+  std::optional<TaskCount> Before = countTasks();
+  Ns = timedCall(Entry, L, Ret);
+  std::string Left = tasksLeft(Before, countTasks());
+  std::string Which = "launch " + std::to_string(L.Index) + ": " +
+                      (Run.empty() ? "the verification run" : Run);
+  LaunchOutcome O;
+  if (!Left.empty()) {
+    O.Failure = FailureKind::WrongResult;
+    O.Message = Which + " " + Left;
+    O.Tainted = true;
+  } else if (Ns > S.TimeoutSeconds * 1e9) {
+    O.Failure = FailureKind::Timeout;
+    O.Message = Which + " took " + secondsText(Ns / 1e9) +
+                ", more than the timeout of " + secondsText(S.TimeoutSeconds);
+  } else {
+    O = checkMemory(L, Sig, S, Run, Ret);
+  }
   return O;
 }
 
