@@ -609,7 +609,7 @@ CommandSpec replayCommand() {
        {"--dtype", "", Arity::Value, "f32|f64",
         "the element type outputs are compared as"},
        {"--poison", "", Arity::Value, "auto|on|off",
-        "fill outputs with 0xff before verifying (default auto)"},
+        "fill outputs with 0xff before every run (default auto)"},
        {"--noise-threshold", "", Arity::Value, "PERCENT",
         "flag a median whose 95% CI is wider than this (default 5)"},
        {"--max-memory", "", Arity::Value, "SIZE|none",

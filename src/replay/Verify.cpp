@@ -26,7 +26,15 @@
 //    allocation can still be poisoned. Kernels that read their outputs
 //    (y += ...) cannot be poisoned: the replay server decides per launch
 //    whether the recorded kernel itself still verifies poisoned
-//    (PoisonMode::Auto).
+//    (PoisonMode::Auto). A poisoned launch is poisoned before every run, not
+//    only the verification run, so that a candidate cannot tell that run
+//    from the others by looking at its outputs.
+//  - Not only the verification run is checked: a candidate that does the
+//    work on its first call only, or when the clock says it is not being
+//    timed, passes the verification run and then fails the check of a later
+//    run (laterRunMessage). The host device checks every run; the CUDA
+//    device, where each check copies the memory back, the last run and one
+//    at random.
 // Every mismatch is counted; the first few are described precisely enough to
 // find the bug: region, element index, type, both values and the error.
 #include "replay/Verify.h"
@@ -234,6 +242,19 @@ void Verifier::checkReturn(ValueType T, unsigned Size, uint64_t Expected,
     return;
   describe(Where, What + " (" + Why + ")");
   ++Report.RegionsWrong;
+}
+
+std::string runName(uint32_t Index, uint32_t Warmup) {
+  return Index < Warmup ? "warm-up run " + std::to_string(Index + 1)
+                        : "timed run " + std::to_string(Index - Warmup + 1);
+}
+
+std::string laterRunMessage(uint32_t Launch, const std::string &Run,
+                            const std::string &Checked,
+                            const VerifyReport &R) {
+  return "launch " + std::to_string(Launch) + ": " + Run +
+         " gave a different result than the verification run, which passed (" +
+         Checked + "): " + R.message();
 }
 
 void poisonOutputs(std::span<uint8_t> Live, std::span<const uint8_t> Pre,

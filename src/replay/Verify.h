@@ -69,6 +69,19 @@ private:
   VerifyReport Report;
 };
 
+/// The name of a launch's run after the verification run, for messages:
+/// Index counts from 0 over the warm-ups (Warmup of them) and then the timed
+/// runs: "warm-up run 2", "timed run 3".
+std::string runName(uint32_t Index, uint32_t Warmup);
+
+/// The message of a wrong result that a run after the verification run
+/// gave: that the verification run passed (a candidate that works only when
+/// it is watched), which runs are checked (Checked: "every run's outputs
+/// are checked"), and what differs.
+std::string laterRunMessage(uint32_t Launch, const std::string &Run,
+                            const std::string &Checked,
+                            const VerifyReport &R);
+
 /// Fills with 0xff the bytes of Live from the first to the last byte whose
 /// recorded value changed (Pre != Post), so that an output the candidate does
 /// not write cannot pass (Verify.cpp says why the span, not only the changed

@@ -4,9 +4,13 @@
 #include "support/StringUtil.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace r3 {
 
@@ -41,6 +45,44 @@ std::vector<std::string> visibleGpus() {
   for (size_t I = 0; I < N; ++I)
     Out.push_back(std::to_string(I));
   return Out;
+}
+
+namespace {
+/// The first Size - 1 bytes of a /proc file, NUL-terminated; false if it
+/// cannot be read. Plain read(2): a replay server asks after every run.
+bool readProc(const char *Path, char *Buf, size_t Size) {
+  int Fd = ::open(Path, O_RDONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return false;
+  ssize_t N = ::read(Fd, Buf, Size - 1);
+  ::close(Fd);
+  if (N < 0)
+    return false;
+  Buf[N] = 0;
+  return true;
+}
+} // namespace
+
+std::optional<TaskCount> countTasks() {
+  char Buf[4096];
+  if (!readProc("/proc/self/status", Buf, sizeof(Buf)))
+    return std::nullopt;
+  const char *Line = std::strstr(Buf, "\nThreads:");
+  TaskCount C;
+  if (!Line || std::sscanf(Line, "\nThreads: %u", &C.Threads) != 1)
+    return std::nullopt;
+  // Space-separated pids; absent without CONFIG_PROC_CHILDREN.
+  if (readProc("/proc/thread-self/children", Buf, sizeof(Buf)))
+    for (const char *P = Buf; *P;) {
+      while (*P == ' ' || *P == '\n')
+        ++P;
+      if (!*P)
+        break;
+      ++C.Children;
+      while (*P && *P != ' ' && *P != '\n')
+        ++P;
+    }
+  return C;
 }
 
 double nowSeconds() {

@@ -1,9 +1,11 @@
 // What this machine has, read from /proc and the environment without
 // touching a device: the CPU's model name, and the GPUs a process started
 // here would see (so that a campaign's coordinator, which never initializes
-// CUDA, can give each worker its own GPU); and its wall clock.
+// CUDA, can give each worker its own GPU); its wall clock; and the tasks of
+// this process (a replay server checks that a candidate left none behind).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,5 +23,17 @@ std::string hostCpuName();
 /// driver lists under /proc/driver/nvidia/gpus; empty when there is no
 /// driver.
 std::vector<std::string> visibleGpus();
+
+/// The tasks of this process that /proc lists: its threads (the calling one
+/// included), and the child processes of the calling thread, zombies
+/// included, whether or not they share its memory.
+struct TaskCount {
+  unsigned Threads = 0;
+  unsigned Children = 0;
+  bool operator==(const TaskCount &) const = default;
+};
+
+/// This process's tasks; nullopt where /proc cannot say (not mounted).
+std::optional<TaskCount> countTasks();
 
 } // namespace r3

@@ -261,6 +261,34 @@ Fixture scaleFixture() {
   return F;
 }
 
+/// One launch of scale: out (at OutBase) = 4 * x (at XBase).
+FixtureLaunch scaleLaunch(const std::vector<float> &X, uint64_t XBase,
+                          uint64_t OutBase) {
+  std::vector<float> Out(X.size(), 0.0f), Post(X.size());
+  for (size_t I = 0; I < X.size(); ++I)
+    Post[I] = 4.0f * X[I];
+  FixtureLaunch L;
+  L.Slots = {slot(static_cast<int32_t>(X.size())), slot(4.0f), XBase, OutBase};
+  L.Regions = {{XBase, "x", RegionKind::Heap, bytesOf(X), {}},
+               {OutBase, "out", RegionKind::Heap, bytesOf(Out), bytesOf(Post)}};
+  return L;
+}
+
+/// scale twice, the second launch reading the first one's output from a
+/// copy the application made at ChainCopy: the second launch's input holds
+/// the first launch's recorded post-state.
+Fixture chainFixture() {
+  std::vector<float> X(256), Y(256);
+  for (size_t I = 0; I < X.size(); ++I) {
+    X[I] = (I % 9) * 0.5f + 1;
+    Y[I] = 4.0f * X[I];
+  }
+  Fixture F{"scale", ScaleText, {4, 4, 8, 8}, {}, {}, Backend::Host};
+  F.Launches = {scaleLaunch(X, SaxpyX, SaxpyY),
+                scaleLaunch(Y, ChainCopy, ChainCopy + 0x2000)};
+  return F;
+}
+
 Fixture dotFixture() {
   const int32_t N = 300;
   std::vector<float> X(N), Y(N);
@@ -334,6 +362,8 @@ Error makeHostCapture(const std::string &Kind, const std::string &Path) {
     return writeFixture(Path, scaleFixture());
   if (Kind == "dot")
     return writeFixture(Path, dotFixture());
+  if (Kind == "chain")
+    return writeFixture(Path, chainFixture());
   if (Kind == "global")
     return writeFixture(Path, globalFixture());
   if (Kind == "unmappable")

@@ -23,13 +23,15 @@ Expected<std::vector<uint8_t>> bitcodeFromIR(const std::string &IR);
 ///               out's recorded pre-state already holds the right values in
 ///               [100, 150), so only poisoning catches a variant that skips
 ///               them
+///   chain       scale twice at different addresses; the second launch's
+///               input (at ChainCopy) holds the first launch's outputs
 ///   dot         float dot(float *x, float *y, int n): a return value
 ///   global      void bump(float *y, int n): y *= factor; calls += 1, with
 ///               the globals as Global regions
 ///   unmappable  saxpy with y recorded at an address no process can map
 ///   cuda        a capture recorded by the CUDA backend
-inline const char *HostFixtureKinds[] = {"saxpy",  "scale",      "dot",
-                                         "global", "unmappable", "cuda"};
+inline const char *HostFixtureKinds[] = {
+    "saxpy", "scale", "chain", "dot", "global", "unmappable", "cuda"};
 
 /// Writes a host fixture capture of the given kind to Path.
 Error makeHostCapture(const std::string &Kind, const std::string &Path);
@@ -45,5 +47,7 @@ extern const char *const SaxpyThreeParamsIR;
 /// Where the saxpy fixture's buffers were "allocated".
 inline constexpr uint64_t SaxpyX = 0x4a0000001000ull;
 inline constexpr uint64_t SaxpyY = 0x4a0000003010ull;
+/// Where the chain fixture's second launch reads its input.
+inline constexpr uint64_t ChainCopy = 0x4a0000010000ull;
 
 } // namespace r3::testing

@@ -9,11 +9,14 @@
 #include "replay/ServerClient.h"
 #include "replay/ServerProtocol.h"
 #include "replay/host/RegionMap.h"
+#include "support/Machine.h"
 
+#include <atomic>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace r3;
@@ -329,6 +332,52 @@ TEST_CASE("region map: page ranges are aligned and merged") {
   CHECK(R[0].End == 0x13000); // a, b and the adjacent c merged
   CHECK(R[1].Begin == 0x30000);
   CHECK(R[1].End == 0x31000);
+}
+
+TEST_CASE("region map: the slack is what the pages hold beyond the spans") {
+  const uint64_t P = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t B = 0x40000 * P;
+  std::vector<MappedSpan> S = {{B + 0x10, 0x20, "a"},
+                               {B + 0x20, 0x40, "overlapping a"},
+                               {B + 0x100, 0x10, "b"},
+                               {B + 5 * P, P, "a whole page"},
+                               {B + 9 * P + 8, 0, "empty"}};
+  auto Slack = slackRanges(S);
+  REQUIRE(Slack.size() == 3);
+  CHECK(Slack[0].Begin == B); // before a
+  CHECK(Slack[0].End == B + 0x10);
+  CHECK(Slack[1].Begin == B + 0x60); // between a (with its overlap) and b
+  CHECK(Slack[1].End == B + 0x100);
+  CHECK(Slack[2].Begin == B + 0x110); // after b to its page's end
+  CHECK(Slack[2].End == B + P);
+  CHECK(slackRanges(std::vector<MappedSpan>{}).empty());
+}
+
+TEST_CASE("machine: a thread or a child process shows in the task count") {
+  auto Before = countTasks();
+  REQUIRE(Before); // /proc is mounted wherever the tests run
+  CHECK(Before->Threads >= 1);
+  std::atomic<bool> Stop = false;
+  std::thread T([&] {
+    while (!Stop)
+      std::this_thread::yield();
+  });
+  auto During = countTasks();
+  Stop = true;
+  T.join();
+  REQUIRE(During);
+  CHECK(During->Threads == Before->Threads + 1);
+  pid_t Child = ::fork();
+  if (Child == 0)
+    ::_exit(0);
+  REQUIRE(Child > 0);
+  auto WithChild = countTasks(); // a zombie until reaped, still a child
+  int Status = 0;
+  ::waitpid(Child, &Status, 0);
+  REQUIRE(WithChild);
+  if (::access("/proc/thread-self/children", R_OK) == 0)
+    CHECK(WithChild->Children == Before->Children + 1);
+  CHECK(countTasks() == Before);
 }
 
 TEST_CASE("region map: a taken range is named precisely") {

@@ -223,3 +223,18 @@ TEST_CASE("verify: tolerance parsing") {
                              "non-negative number, N a non-negative integer)");
   }
 }
+
+TEST_CASE("verify: runs after the verification run are named and explained") {
+  CHECK(runName(0, 2) == "warm-up run 1");
+  CHECK(runName(1, 2) == "warm-up run 2");
+  CHECK(runName(2, 2) == "timed run 1");
+  CHECK(runName(4, 0) == "timed run 5");
+  std::vector<uint8_t> E = {1, 2}, A = {1, 3};
+  auto R = check(VerifySettings{}, E, A);
+  CHECK(laterRunMessage(3, "timed run 2", "every run's outputs are checked",
+                        R) ==
+        "launch 3: timed run 2 gave a different result than the verification "
+        "run, which passed (every run's outputs are checked): 1 mismatch in 1 "
+        "output: region 'C' (heap 0x55d0c0a0 +8192): byte 1: expected 0x02, "
+        "got 0x03");
+}

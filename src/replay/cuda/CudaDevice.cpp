@@ -6,8 +6,11 @@
 // memory. Per candidate: its module loaded (the recorded
 // cubin or the candidate's), globals bound by name, then for each launch a
 // verification run (inputs restored, outputs poisoned when safe), warm-ups
-// and timed runs, each preceded by an untimed restore (and an L2 flush when
-// asked). Each run is timed twice: by CUPTI's activity record of the kernel
+// and timed runs, each preceded by the same untimed restore and poisoning
+// (and an L2 flush when asked), so that no run looks like the verification
+// run to the candidate; the outputs of the last run and of one run picked at
+// random are verified too (a check copies the memory back, too slow for
+// every run). Each run is timed twice: by CUPTI's activity record of the kernel
 // (its execution on the GPU, as r3 record timed the application's launches:
 // KernelTimer.h) and by CUDA events around the launch (which add the launch
 // overhead); the first is the result's time when CUPTI works. The timed runs
@@ -29,6 +32,7 @@
 
 #include <chrono>
 #include <map>
+#include <random>
 
 namespace r3 {
 
@@ -99,7 +103,7 @@ private:
                                    CandidateResult &Res);
   Expected<LaunchStatus> timedRuns(const Candidate &C, const LaunchData &L,
                                    const RegionAddresses &At,
-                                   const LaunchShape &Shape,
+                                   const LaunchShape &Shape, bool Poison,
                                    const RunHooks &Hooks, RunTimes &Times,
                                    CandidateResult &Res);
   Expected<LaunchStatus> spreadOf(const Candidate &C, LaunchData &L,
@@ -336,7 +340,34 @@ Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
     return LaunchStatus{
         FailureKind::WrongResult,
         "launch " + std::to_string(L.index()) + ": " + V.message(), false, 0};
-  return timedRuns(C, L, At, Shape, Hooks, Times, Res);
+  return timedRuns(C, L, At, Shape, Poison, Hooks, Times, Res);
+}
+
+/// The check of run Index after the verification run: a wrong result when
+/// its outputs differ from the recording.
+Expected<LaunchStatus> checkLaterRun(const Candidate &C, const LaunchData &L,
+                                     const RegionAddresses &At,
+                                     uint32_t Index) {
+  VerifyReport V;
+  R3_TRY(moveInto(verifyLaunch(L, At, C.Verify), V));
+  if (V.passed())
+    return LaunchStatus{};
+  return LaunchStatus{
+      FailureKind::WrongResult,
+      laterRunMessage(L.index(), runName(Index, C.Warmup),
+                      "the outputs of the last run and of one run picked at "
+                      "random are checked",
+                      V),
+      false, 0};
+}
+
+/// Which run after the verification run is checked besides the last one:
+/// any of the warm-ups and the most timed runs there can be, so that a
+/// candidate cannot know which.
+uint32_t sampledRun(const Candidate &C, uint32_t MaxTimed) {
+  static std::mt19937_64 Random{std::random_device{}()};
+  uint64_t Runs = uint64_t(C.Warmup) + MaxTimed;
+  return Runs ? static_cast<uint32_t>(Random() % Runs) : 0;
 }
 
 /// The warm-ups and timed runs of one launch, each after an untimed restore.
@@ -347,6 +378,7 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
                                              const LaunchData &L,
                                              const RegionAddresses &At,
                                              const LaunchShape &Shape,
+                                             bool Poison,
                                              const RunHooks &Hooks,
                                              RunTimes &Times,
                                              CandidateResult &Res) {
@@ -357,6 +389,7 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
   const RepetitionRule &Rule = Times.Rule;
   bool Adaptive = Rule.Min > 0 && Rule.Min < Rule.Max;
   size_t NextCheck = std::max<size_t>(Rule.Min, 6);
+  uint32_t Sample = sampledRun(C, Rule.Max), Runs = 0;
   auto KernelTimes = [&]() -> Error {
     if (UseCupti && (!Kernel || Kernel->size() != Events.size())) {
       R3_TRY(moveInto(Timer->durations(Events.size()), Kernel));
@@ -376,7 +409,7 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
     if (Hooks.Tick)
       Hooks.Tick();
     auto T = Clock::now();
-    R3_TRY(restore(L, At, Stream, false));
+    R3_TRY(restore(L, At, Stream, Poison));
     Res.RestoreMs += msSince(T);
     if (C.FlushL2)
       R3_TRY(flushL2());
@@ -387,7 +420,16 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
       return St;
     if (I >= C.Warmup)
       Events.push_back(St.Ns);
+    Runs = I + 1;
+    if (I == Sample)
+      R3_TRY(moveInto(checkLaterRun(C, L, At, I), St));
+    if (St.Failure != FailureKind::None)
+      return St;
   }
+  if (Runs && Runs - 1 != Sample)
+    R3_TRY(moveInto(checkLaterRun(C, L, At, Runs - 1), St));
+  if (St.Failure != FailureKind::None)
+    return St;
   R3_TRY(KernelTimes());
   Times.add(Events, UseCupti ? *Kernel : Events, UseCupti);
   return St;

@@ -160,8 +160,11 @@ HostDevice::runAll(const Candidate &C, HostEntry Entry,
                   Poison[I], C.Verify, Hooks.Tick};
     LaunchOutcome O;
     R3_TRY(moveInto(runLaunch(*Space, *L, Entry, Sig, S), O));
-    if (O.Failure != FailureKind::None)
-      return failedResult(O.Failure, O.Message);
+    if (O.Failure != FailureKind::None) {
+      CandidateResult Failed = failedResult(O.Failure, O.Message);
+      Failed.DeviceLost = O.Tainted; // the server exits after sending it
+      return Failed;
+    }
     Res.TimesNs.resize(O.TimesNs.size());
     for (size_t R = 0; R < O.TimesNs.size(); ++R)
       Res.TimesNs[R] += O.TimesNs[R];
@@ -237,8 +240,11 @@ Expected<CandidateResult> HostDevice::evaluate(const Candidate &C,
   Info.CompileMs = Report.CompileMs;
   R3_TRY(Hooks.Running(Info));
   auto Res = runAll(C, *Entry, *Sig, Poison, Hooks);
-  // A long-lived server must not keep every candidate's code.
-  R3_TRY(Jit->release(*Entry));
+  // A long-lived server must not keep every candidate's code, unless a
+  // thread the candidate left may still run it: the server exits after this
+  // result, and until then that thread must find its code where it was.
+  if (!Res || !Res->DeviceLost)
+    R3_TRY(Jit->release(*Entry));
   if (!Res)
     return Res;
   return Described(std::move(*Res));

@@ -7,6 +7,9 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include "support/Machine.h"
+
+#include <cinttypes>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -44,6 +47,18 @@ void poison(const LaunchImage &L) {
   }
 }
 
+/// Every run starts from the same memory: the pre-state, the outputs
+/// poisoned when the launch is, the slack filled with SlackByte. So the
+/// verification run looks like any other to the candidate.
+void prepare(const LaunchImage &L, const RunSettings &S) {
+  restore(L);
+  if (S.Poison == Poisoning::On)
+    poison(L);
+  for (const ByteRange &R : L.Slack)
+    std::memset(reinterpret_cast<void *>(R.Begin), SlackByte,
+                R.End - R.Begin);
+}
+
 /// Calls Entry once on L's slots; returns the time and the return value.
 uint64_t timedCall(HostEntry Entry, const LaunchImage &L, uint64_t &Ret) {
   uint64_t T0 = nowNs();
@@ -67,50 +82,138 @@ VerifyReport check(const LaunchImage &L, const KernelSignature &Sig,
   return V.report();
 }
 
-/// The verification run: restore, poison, run, check.
-LaunchOutcome verificationRun(const LaunchImage &L, HostEntry Entry,
-                              const KernelSignature &Sig,
-                              const RunSettings &S) {
+/// Where Address lies relative to L's regions: "8 bytes past the end of
+/// region 'y' (...)" or "16 bytes before region 'x' (...)".
+std::string nearestRegion(const LaunchImage &L, uint64_t Address) {
+  const MappedSpan *Below = nullptr, *Above = nullptr;
+  for (const MappedSpan &S : L.Spans) {
+    if (S.Base + S.Size <= Address &&
+        (!Below || S.Base + S.Size > Below->Base + Below->Size))
+      Below = &S;
+    if (S.Base > Address && (!Above || S.Base < Above->Base))
+      Above = &S;
+  }
+  if (Below)
+    return std::to_string(Address - (Below->Base + Below->Size)) +
+           " bytes past the end of " + Below->Label;
+  if (Above)
+    return std::to_string(Above->Base - Address) + " bytes before " +
+           Above->Label;
+  return "in no region's page";
+}
+
+/// Why the slack no longer holds SlackByte everywhere, or empty.
+std::string slackWritten(const LaunchImage &L) {
+  uint64_t Bytes = 0, First = 0;
+  for (const ByteRange &R : L.Slack)
+    for (uint64_t A = R.Begin; A < R.End; ++A)
+      if (*reinterpret_cast<const uint8_t *>(A) != SlackByte && !Bytes++)
+        First = A;
+  if (!Bytes)
+    return {};
+  char Hex[24];
+  std::snprintf(Hex, sizeof(Hex), "0x%" PRIx64, First);
+  return "wrote outside every recorded region: " + std::to_string(Bytes) +
+         (Bytes == 1 ? " byte" : " bytes") + " changed, the first at " + Hex +
+         " (" + nearestRegion(L, First) + ")";
+}
+
+/// What the run left behind beyond the threads and processes it had: a
+/// description, or empty.
+std::string tasksLeft(const std::optional<TaskCount> &Before,
+                      const std::optional<TaskCount> &After) {
+  if (!Before || !After)
+    return {};
+  std::string What;
+  auto Add = [&](unsigned N, const char *One, const char *Many) {
+    if (!What.empty())
+      What += " and ";
+    What += std::to_string(N) + " " + (N == 1 ? One : Many);
+  };
+  if (After->Threads > Before->Threads)
+    Add(After->Threads - Before->Threads, "thread", "threads");
+  if (After->Children > Before->Children)
+    Add(After->Children - Before->Children, "child process",
+        "child processes");
+  if (What.empty())
+    return {};
+  return "left " + What +
+         " running after the kernel returned: a kernel must finish its work "
+         "before it returns (the replay server is restarted)";
+}
+
+/// The checks of a run's memory: the slack, then the outputs. At starts the
+/// message ("launch 0: "), Run names the run as oneRun says.
+LaunchOutcome checkMemory(const LaunchImage &L, const KernelSignature &Sig,
+                          const RunSettings &S, const std::string &Run,
+                          uint64_t Ret) {
   LaunchOutcome O;
-  if (S.Tick)
-    S.Tick();
-  restore(L);
-  if (S.Poison == Poisoning::On)
-    poison(L);
-  uint64_t Ret = 0;
-  uint64_t Ns = timedCall(Entry, L, Ret);
-  if (Ns > S.TimeoutSeconds * 1e9) {
-    O.Failure = FailureKind::Timeout;
-    O.Message = "launch " + std::to_string(L.Index) +
-                ": the verification run took " + secondsText(Ns / 1e9) +
-                ", more than the timeout of " + secondsText(S.TimeoutSeconds);
+  std::string At = "launch " + std::to_string(L.Index) + ": ";
+  if (std::string Outside = slackWritten(L); !Outside.empty()) {
+    O.Failure = FailureKind::WrongResult;
+    O.Message = At + (Run.empty() ? "the verification run" : Run) + " " +
+                Outside;
     return O;
   }
   VerifyReport Report = check(L, Sig, S.Verify, Ret);
-  if (!Report.passed()) {
+  if (Report.passed())
+    return O;
+  O.Failure = FailureKind::WrongResult;
+  O.Message = Run.empty() ? At + Report.message()
+                          : laterRunMessage(L.Index, Run,
+                                            "every run's outputs are checked",
+                                            Report);
+  return O;
+}
+
+/// One run of any kind: prepare, call, then check what the candidate left:
+/// threads and processes, its time, its memory. Run names it in messages:
+/// empty for the verification run, else "warm-up run 2" or "timed run 3".
+LaunchOutcome oneRun(const LaunchImage &L, HostEntry Entry,
+                     const KernelSignature &Sig, const RunSettings &S,
+                     const std::string &Run, uint64_t &Ns) {
+  if (S.Tick)
+    S.Tick();
+  prepare(L, S);
+  uint64_t Ret = 0;
+  std::optional<TaskCount> Before = countTasks();
+  Ns = timedCall(Entry, L, Ret);
+  std::string Left = tasksLeft(Before, countTasks());
+  std::string Which = "launch " + std::to_string(L.Index) + ": " +
+                      (Run.empty() ? "the verification run" : Run);
+  LaunchOutcome O;
+  if (!Left.empty()) {
     O.Failure = FailureKind::WrongResult;
-    O.Message = "launch " + std::to_string(L.Index) + ": " + Report.message();
+    O.Message = Which + " " + Left;
+    O.Tainted = true;
+  } else if (Ns > S.TimeoutSeconds * 1e9) {
+    O.Failure = FailureKind::Timeout;
+    O.Message = Which + " took " + secondsText(Ns / 1e9) +
+                ", more than the timeout of " + secondsText(S.TimeoutSeconds);
+  } else {
+    O = checkMemory(L, Sig, S, Run, Ret);
   }
   return O;
 }
 
-/// Warm-ups, then the timed repetitions; the pre-state restored before each.
+/// The verification run: the first, before any warm-up.
+LaunchOutcome verificationRun(const LaunchImage &L, HostEntry Entry,
+                              const KernelSignature &Sig,
+                              const RunSettings &S) {
+  uint64_t Ns = 0;
+  return oneRun(L, Entry, Sig, S, "", Ns);
+}
+
+/// Warm-ups, then the timed repetitions, each checked as the verification
+/// run was: a candidate that works only when it is watched fails here.
 LaunchOutcome timedRuns(const LaunchImage &L, HostEntry Entry,
-                        const RunSettings &S) {
+                        const KernelSignature &Sig, const RunSettings &S) {
   LaunchOutcome O;
-  uint64_t Ret;
   for (uint32_t I = 0; I < S.Warmup || !S.Reps.enough(O.TimesNs); ++I) {
-    if (S.Tick)
-      S.Tick();
-    restore(L);
-    uint64_t Ns = timedCall(Entry, L, Ret);
-    if (Ns > S.TimeoutSeconds * 1e9) {
-      O.Failure = FailureKind::Timeout;
-      O.Message = "launch " + std::to_string(L.Index) + ": run " +
-                  std::to_string(I + 1) + " took " + secondsText(Ns / 1e9) +
-                  ", more than the timeout of " + secondsText(S.TimeoutSeconds);
-      return O;
-    }
+    uint64_t Ns = 0;
+    LaunchOutcome Once = oneRun(L, Entry, Sig, S, runName(I, S.Warmup), Ns);
+    if (Once.Failure != FailureKind::None)
+      return Once;
     if (I >= S.Warmup)
       O.TimesNs.push_back(Ns);
   }
@@ -146,6 +249,7 @@ Expected<LaunchImage> loadLaunch(const CaptureReader &R, uint32_t Launch) {
       R3_TRY(R.readRegion(Launch, I, Phase::Post, 0, L.Post.back()));
     }
   }
+  L.Slack = slackRanges(L.Spans);
   return L;
 }
 
@@ -199,8 +303,11 @@ Expected<LaunchOutcome> runLaunch(AddressReservation &Space,
   R3_TRY(Space.commit(L.Spans));
   LaunchOutcome O = verificationRun(L, Entry, Sig, S);
   if (O.Failure == FailureKind::None)
-    O = timedRuns(L, Entry, S);
-  Space.decommitAll();
+    O = timedRuns(L, Entry, Sig, S);
+  // A task the candidate left may still write: its pages stay mapped until
+  // the server exits, right after this result.
+  if (!O.Tainted)
+    Space.decommitAll();
   return O;
 }
 

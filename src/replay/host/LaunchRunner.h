@@ -1,7 +1,12 @@
 // One recorded launch run again on the host: its memory committed at the
-// recorded addresses, the pre-state restored before every run, the
-// verification run first (poisoned when asked), then warm-ups, then timed
-// repetitions with CLOCK_MONOTONIC around the kernel call alone.
+// recorded addresses; before every run the pre-state restored, the outputs
+// poisoned when asked and the slack around the regions filled; the
+// verification run first, then warm-ups, then timed repetitions with
+// CLOCK_MONOTONIC around the kernel call alone. Every run, not only the
+// first, is checked (untimed) the same way, so that a candidate that does
+// the work only when it is watched fails: the outputs against the
+// recording, the slack for writes outside every region, and the process for
+// threads or child processes the candidate left running.
 #pragma once
 
 #include "capture/CaptureReader.h"
@@ -26,7 +31,12 @@ struct LaunchImage {
   std::vector<std::vector<uint8_t>> Pre;
   std::vector<std::vector<uint8_t>> Post; ///< empty for unchanged regions
   std::vector<uint64_t> Slots; ///< argument slots, then the return value's
+  std::vector<ByteRange> Slack; ///< slackRanges(Spans)
 };
+
+/// What the slack around a launch's regions holds before every run; a run
+/// that changes a byte of it wrote outside every recorded region.
+inline constexpr uint8_t SlackByte = 0xa5;
 
 Expected<LaunchImage> loadLaunch(const CaptureReader &R, uint32_t Launch);
 
@@ -61,6 +71,9 @@ struct LaunchOutcome {
   FailureKind Failure = FailureKind::None;
   std::string Message;
   std::vector<uint64_t> TimesNs; ///< one per repetition
+  /// The candidate left a thread or process running, which may still write
+  /// into the server: it must exit after this result.
+  bool Tainted = false;
 };
 
 /// Why the launch's argument slots do not fit Sig, or empty when they do.

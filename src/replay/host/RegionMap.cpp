@@ -90,6 +90,31 @@ std::vector<PageRange> pageRanges(std::span<const MappedSpan> Spans) {
   return Merged;
 }
 
+std::vector<ByteRange> slackRanges(std::span<const MappedSpan> Spans) {
+  std::vector<ByteRange> Covered;
+  for (const MappedSpan &S : Spans)
+    if (S.Size)
+      Covered.push_back(
+          {S.Base, S.Base + S.Size < S.Base ? UINT64_MAX : S.Base + S.Size});
+  std::sort(Covered.begin(), Covered.end(),
+            [](const ByteRange &A, const ByteRange &B) {
+              return A.Begin < B.Begin;
+            });
+  std::vector<ByteRange> Slack;
+  size_t Next = 0;
+  for (const PageRange &P : pageRanges(Spans)) {
+    uint64_t Cursor = P.Begin;
+    for (; Next < Covered.size() && Covered[Next].Begin < P.End; ++Next) {
+      if (Covered[Next].Begin > Cursor)
+        Slack.push_back({Cursor, Covered[Next].Begin});
+      Cursor = std::max(Cursor, Covered[Next].End);
+    }
+    if (Cursor < P.End)
+      Slack.push_back({Cursor, P.End});
+  }
+  return Slack;
+}
+
 Expected<std::unique_ptr<AddressReservation>>
 AddressReservation::reserve(std::span<const MappedSpan> Spans) {
   std::unique_ptr<AddressReservation> A(new AddressReservation());

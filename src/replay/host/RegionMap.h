@@ -32,6 +32,16 @@ struct PageRange {
 /// merged. Empty spans cover nothing.
 std::vector<PageRange> pageRanges(std::span<const MappedSpan> Spans);
 
+/// A byte range [Begin, End), not necessarily page-aligned.
+struct ByteRange {
+  uint64_t Begin = 0, End = 0;
+};
+
+/// The bytes of the pages covering Spans that no span covers: the slack a
+/// commit maps around the regions, where a kernel has no business writing
+/// (in the application it belonged to other allocations). Sorted.
+std::vector<ByteRange> slackRanges(std::span<const MappedSpan> Spans);
+
 /// Address space held at fixed addresses for the life of the replay.
 class AddressReservation {
 public:
