@@ -304,7 +304,7 @@ struct RecordedIdentity {
 Expected<RecordedIdentity> recordedIdentity(const KernelSpec &K) {
   std::unique_ptr<CaptureReader> R;
   R3_TRY(moveInto(CaptureReader::open(K.Capture), R));
-  uint32_t Index;
+  uint32_t Index = 0;
   R3_TRY(moveInto(findCampaignKernel(*R, K), Index));
   std::vector<uint8_t> Image;
   R3_TRY(moveInto(R->readModule(R->kernels()[Index].Module), Image));

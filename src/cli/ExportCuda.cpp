@@ -105,15 +105,6 @@ std::string replayCommand(const CudaExportInput &In) {
   return join(Quoted, " ");
 }
 
-Expected<std::string> temporaryFolder() {
-  const char *Tmp = std::getenv("TMPDIR");
-  std::string Pattern =
-      (fs::path(Tmp && *Tmp ? Tmp : "/tmp") / "r3-export-XXXXXX").string();
-  if (!::mkdtemp(Pattern.data()))
-    return errnoError("export: a temporary folder");
-  return Pattern;
-}
-
 Expected<std::vector<uint8_t>> recordedCubin(const CudaExportInput &In) {
   std::unique_ptr<CaptureReader> R;
   R3_TRY(moveInto(CaptureReader::open(In.Capture), R));
@@ -173,7 +164,7 @@ Expected<CudaExportFiles> exportCudaCode(const CudaExportInput &In) {
     Out.Files.push_back({Base + ".cubin", std::string(Cubin.begin(), Cubin.end())});
     return Out;
   }
-  auto Tmp = temporaryFolder();
+  auto Tmp = makeTemporaryFolder("r3-export");
   if (!Tmp)
     return Tmp.takeError();
   auto C = compileBest(In, *Tmp);

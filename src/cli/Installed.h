@@ -14,6 +14,12 @@ struct Installed {
   const char *File, *What, *Target;
 };
 
+/// The libraries `r3 record` and `r3 run` put into applications.
+inline constexpr Installed CudaInjectionLibrary{
+    "libr3-cuda-inject.so", "CUDA injection library", "r3-cuda-inject"};
+inline constexpr Installed HostUseLibrary{"libr3-host-use.so",
+                                          "host use-library", "r3-host-use"};
+
 /// The path of F, which must exist; the error says where r3 looked and which
 /// target builds it.
 Expected<std::string> installedFile(const Installed &F);

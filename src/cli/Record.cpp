@@ -76,18 +76,13 @@ Expected<Backend> chosenBackend(const ParsedArgs &A,
   return detectBackend(*Facts);
 }
 
-#ifdef R3_HAVE_CUDA
-const Installed Injection{"libr3-cuda-inject.so", "CUDA injection library",
-                          "r3-cuda-inject"};
-#endif
-
 /// Which backend records the application, and with what.
 Error planBackend(const ParsedArgs &A, RecordPlan &P) {
   R3_TRY(moveInto(chosenBackend(A, P.Program), P.Source));
   if (P.Source == Backend::Host)
     return Error::success();
 #ifdef R3_HAVE_CUDA
-  return moveInto(installedFile(Injection), P.Injection);
+  return moveInto(installedFile(CudaInjectionLibrary), P.Injection);
 #else
   return makeError(
       "'", P.Program,

@@ -20,9 +20,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace r3::cli {
 
@@ -772,13 +770,10 @@ Error writeOutput(const std::string &Text,
 // --- the application's time under r3 run (--app-time) ---
 
 Expected<json> readRunSummary(const std::string &Path) {
-  std::ifstream In(Path);
-  if (!In)
-    return makeError(Path, ": cannot read it (--app-time takes the files r3 "
-                           "run --json wrote)");
-  std::stringstream S;
-  S << In.rdbuf();
-  json J = json::parse(S.str(), nullptr, false);
+  std::string Text;
+  R3_TRY(moveInto(readWholeFile(Path, "r3 run --json summary (--app-time)"),
+                  Text));
+  json J = json::parse(Text, nullptr, false);
   if (!J.is_object() || !J.contains("wall_s") || !J.contains("kernels") ||
       !J["kernels"].is_array())
     return makeError(Path, ": not the JSON summary of r3 run --json");

@@ -28,14 +28,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
 
 namespace r3::cli {
 
@@ -51,9 +49,6 @@ struct RunOptions {
   bool DryRun = false, TimeKernels = false, KeepOriginal = false;
   std::string Program;
   std::vector<std::string> Argv;
-  /// Every kernel the --use sources hold, wanted or not (for --kernel's
-  /// errors).
-  mutable std::vector<std::string> Seen;
 };
 
 /// One kernel a --use source offers, and what r3 run decided about it.
@@ -68,13 +63,6 @@ struct Offer {
   uint64_t Launches = 0, Verified = 0, Processes = 0, Timed = 0, KernelNs = 0;
   std::string Message;
 };
-
-const Installed HostUseLibrary{"libr3-host-use.so", "host use-library",
-                               "r3-host-use"};
-#ifdef R3_HAVE_CUDA
-const Installed Injection{"libr3-cuda-inject.so", "CUDA injection library",
-                          "r3-cuda-inject"};
-#endif
 
 Expected<RunOptions> parseOptions(const ParsedArgs &A) {
   RunOptions O;
@@ -95,8 +83,7 @@ Expected<RunOptions> parseOptions(const ParsedArgs &A) {
     char *End = nullptr;
     O.MinSpeedup = std::strtod(V->c_str(), &End);
     if (V->empty() || *End || !(O.MinSpeedup > 0))
-      return makeError("--min-speedup needs a positive number, got '", *V,
-                       "'");
+      return makeError("--min-speedup needs a positive number, got '", *V, "'");
   }
   if (auto V = A.value("--verify-launches")) {
     auto N = parseUnsigned(*V);
@@ -119,8 +106,7 @@ Expected<RunOptions> parseOptions(const ParsedArgs &A) {
 // --- the plan ---
 
 std::string text(const json &S, const char *Key) {
-  return S.contains(Key) && S[Key].is_string() ? S[Key].get<std::string>()
-                                               : "";
+  return S.contains(Key) && S[Key].is_string() ? S[Key].get<std::string>() : "";
 }
 
 std::optional<double> number(const json &S, const char *Key) {
@@ -156,18 +142,11 @@ Error toleranceOf(const json &S, use::KernelPlan &K) {
   return Error::success();
 }
 
-std::string safeFileName(const std::string &Name) {
-  std::string Out = Name;
-  for (char &C : Out)
-    if (!std::isalnum(static_cast<unsigned char>(C)) && C != '.' && C != '_' &&
-        C != '-')
-      C = '_';
-  return Out.substr(0, 120);
-}
-
 /// The host kernel's tuned code: its exported source compiled to bitcode
-/// with the campaign's flags (as the campaign compiled it).
-Error hostCode(const json &S, const std::string &Dir, use::KernelPlan &K) {
+/// with the campaign's flags (as the campaign compiled it), written to
+/// Artifact (in r3 run's own folder, never the export's).
+Error hostCode(const json &S, const std::string &Dir,
+               const std::string &Artifact, use::KernelPlan &K) {
   if (S.value("recorded", false))
     return Error::success(); // the application's own bitcode
   std::string Source = text(S, "source");
@@ -178,10 +157,10 @@ Error hostCode(const json &S, const std::string &Dir, use::KernelPlan &K) {
     for (const json &F : S["flags"])
       Flags.push_back(F.get<std::string>());
   std::vector<uint8_t> Bitcode;
-  R3_TRY(moveInto(compileHostSource((fs::path(Dir) / Source).string(), K.Name,
-                                    Flags),
-                  Bitcode));
-  K.Artifact = (fs::path(Dir) / (safeFileName(K.Name) + ".bc")).string();
+  R3_TRY(moveInto(
+      compileHostSource((fs::path(Dir) / Source).string(), K.Name, Flags),
+      Bitcode));
+  K.Artifact = Artifact;
   return writeFileAtomically(K.Artifact,
                              std::string(Bitcode.begin(), Bitcode.end()));
 }
@@ -210,8 +189,10 @@ Error cudaCode(const json &S, const std::string &Dir, use::KernelPlan &K) {
 }
 
 /// Decides about one exported kernel (its settings.json, in Dir).
+/// Decides about one exported kernel (its settings S, in Dir); a host
+/// kernel's compiled code goes to Artifact.
 Offer planOffer(const json &S, const std::string &Dir, const std::string &From,
-                const RunOptions &O) {
+                const std::string &Artifact, const RunOptions &O) {
   Offer Of;
   Of.Kernel = text(S, "kernel");
   Of.Backend = text(S, "backend");
@@ -250,7 +231,8 @@ Offer planOffer(const json &S, const std::string &Dir, const std::string &From,
     return leave("its best is specialized on the recorded launch's values (" +
                  Sp + "), which other launches need not share");
   use::KernelPlan K;
-  K.Name = text(S, "mangled_name").empty() ? Of.Kernel : text(S, "mangled_name");
+  K.Name =
+      text(S, "mangled_name").empty() ? Of.Kernel : text(S, "mangled_name");
   K.ModuleSha256 = Module;
   K.Pipeline = text(S, "pipeline");
   if (auto C = number(S, "codegen_opt"))
@@ -260,7 +242,8 @@ Offer planOffer(const json &S, const std::string &Dir, const std::string &From,
   K.SpeedupHi = Of.Hi.value_or(0);
   Error E = toleranceOf(S, K);
   if (!E)
-    E = Of.Backend == "cuda" ? cudaCode(S, Dir, K) : hostCode(S, Dir, K);
+    E = Of.Backend == "cuda" ? cudaCode(S, Dir, K)
+                             : hostCode(S, Dir, Artifact, K);
   if (E)
     return leave("its tuned code is not usable: " + E.message());
   Of.Plan = std::move(K);
@@ -268,108 +251,106 @@ Offer planOffer(const json &S, const std::string &Dir, const std::string &From,
 }
 
 Expected<json> readSettings(const fs::path &Dir) {
-  std::ifstream In(Dir / "settings.json");
-  if (!In)
-    return makeError((Dir / "settings.json").string(), ": cannot read it");
-  std::stringstream S;
-  S << In.rdbuf();
-  json J = json::parse(S.str(), nullptr, false);
+  std::string Path = (Dir / "settings.json").string(), Text;
+  R3_TRY(moveInto(readWholeFile(Path, "export's settings"), Text));
+  json J = json::parse(Text, nullptr, false);
   if (!J.is_object() || !J.contains("kernel"))
-    return makeError((Dir / "settings.json").string(),
-                     ": not the settings.json of r3 export");
+    return makeError(Path, ": not the settings.json of r3 export");
   return J;
 }
 
-bool wanted(const RunOptions &O, const std::string &Kernel) {
-  O.Seen.push_back(Kernel);
-  return O.Kernels.empty() ||
-         std::find(O.Kernels.begin(), O.Kernels.end(), Kernel) !=
-             O.Kernels.end();
-}
+/// The kernels the --use sources offer, decided one by one.
+struct Gathering {
+  const RunOptions &O;
+  std::string Work; ///< r3 run's own folder: exports, compiled code
+  std::vector<Offer> Offers;
+  std::vector<std::string> Names; ///< every kernel seen, wanted or not
 
-/// The kernels of an export folder: the folder itself, or its subfolders.
-Error offersOfFolder(const std::string &Use, const RunOptions &O,
-                     std::vector<Offer> &Out) {
-  std::vector<fs::path> Dirs;
-  if (fs::exists(fs::path(Use) / "settings.json"))
-    Dirs.push_back(Use);
-  else
-    for (const auto &E : fs::directory_iterator(Use))
-      if (E.is_directory() && fs::exists(E.path() / "settings.json"))
-        Dirs.push_back(E.path());
-  if (Dirs.empty())
-    return makeError(Use, ": neither a folder r3 export wrote (no "
-                          "settings.json) nor a folder of such folders");
-  std::sort(Dirs.begin(), Dirs.end());
-  for (const fs::path &D : Dirs) {
-    json S;
-    R3_TRY(moveInto(readSettings(D), S));
-    if (wanted(O, text(S, "kernel")))
-      Out.push_back(planOffer(S, D.string(), D.string(), O));
+  /// Whether the user wants Kernel (no --kernel: every one); notes its name.
+  bool wanted(const std::string &Kernel) {
+    Names.push_back(Kernel);
+    return O.Kernels.empty() || std::find(O.Kernels.begin(), O.Kernels.end(),
+                                          Kernel) != O.Kernels.end();
   }
-  return Error::success();
-}
 
-/// The kernels of a campaign history: each best, exported under Work.
-Error offersOfHistory(const std::string &Use, const std::string &Work,
-                      const RunOptions &O, std::vector<Offer> &Out) {
-  std::unique_ptr<History> H;
-  R3_TRY(moveInto(History::open(Use, HistoryMode::ReadOnly), H));
-  std::vector<EvaluatedCandidate> Evaluations;
-  std::vector<KernelSummary> Kernels;
-  R3_TRY(moveInto(H->evaluations(), Evaluations));
-  R3_TRY(moveInto(summarizeKernels(*H, Evaluations), Kernels));
-  for (const KernelSummary &K : Kernels) {
-    const std::string &Name = K.Kernel.Name;
-    if (!wanted(O, Name))
-      continue;
-    if (!K.Best) {
-      Offer Of;
-      Of.Kernel = Name;
-      Of.From = Use;
-      Of.LeftAlone = "its campaign has no verified candidate yet";
-      Out.push_back(std::move(Of));
-      continue;
-    }
-    std::string Dir = (fs::path(Work) / std::to_string(Out.size())).string();
-    auto S = exportBest(*H, Name, Dir);
-    if (!S) {
-      Offer Of;
-      Of.Kernel = Name;
-      Of.From = Use;
-      Of.LeftAlone = "its best could not be exported: " + S.error().message();
-      Out.push_back(std::move(Of));
-      continue;
-    }
-    Out.push_back(planOffer(*S, Dir, Use, O));
+  std::string nextArtifact() const {
+    return (fs::path(Work) / (std::to_string(Offers.size()) + ".bc")).string();
   }
-  return Error::success();
-}
 
-Error checkKernelNames(const RunOptions &O, const std::vector<Offer> &Offers) {
-  (void)Offers;
-  const std::vector<std::string> &Known = O.Seen;
-  for (const std::string &K : O.Kernels)
-    if (std::find(Known.begin(), Known.end(), K) == Known.end()) {
-      std::string Msg = "--kernel '" + K + "': no such kernel in " +
-                        join(O.Uses, ", ");
-      if (auto Near = closestMatch(K, Known))
-        return makeError(Msg, "; did you mean '", *Near, "'?");
-      return Error::make(Msg);
+  void leaveAlone(const std::string &Kernel, const std::string &From,
+                  const std::string &Why) {
+    Offer Of;
+    Of.Kernel = Kernel;
+    Of.From = From;
+    Of.LeftAlone = Why;
+    Offers.push_back(std::move(Of));
+  }
+
+  /// The kernels of an export folder: the folder itself, or its subfolders.
+  Error fromFolder(const std::string &Use) {
+    std::vector<fs::path> Dirs;
+    if (fs::exists(fs::path(Use) / "settings.json"))
+      Dirs.push_back(Use);
+    else
+      for (const auto &E : fs::directory_iterator(Use))
+        if (E.is_directory() && fs::exists(E.path() / "settings.json"))
+          Dirs.push_back(E.path());
+    if (Dirs.empty())
+      return makeError(Use, ": neither a folder r3 export wrote (no "
+                            "settings.json) nor a folder of such folders");
+    std::sort(Dirs.begin(), Dirs.end());
+    for (const fs::path &D : Dirs) {
+      json S;
+      R3_TRY(moveInto(readSettings(D), S));
+      if (wanted(text(S, "kernel")))
+        Offers.push_back(
+            planOffer(S, D.string(), D.string(), nextArtifact(), O));
     }
-  return Error::success();
-}
+    return Error::success();
+  }
+
+  /// The kernels of a campaign history: each best, exported under Work.
+  Error fromHistory(const std::string &Use) {
+    std::unique_ptr<History> H;
+    R3_TRY(moveInto(History::open(Use, HistoryMode::ReadOnly), H));
+    std::vector<EvaluatedCandidate> Evaluations;
+    std::vector<KernelSummary> Kernels;
+    R3_TRY(moveInto(H->evaluations(), Evaluations));
+    R3_TRY(moveInto(summarizeKernels(*H, Evaluations), Kernels));
+    for (const KernelSummary &K : Kernels) {
+      const std::string &Name = K.Kernel.Name;
+      if (!wanted(Name))
+        continue;
+      if (!K.Best) {
+        leaveAlone(Name, Use, "its campaign has no verified candidate yet");
+        continue;
+      }
+      std::string Dir =
+          (fs::path(Work) / "export" / std::to_string(Offers.size())).string();
+      auto S = exportBest(*H, Name, Dir);
+      if (!S)
+        leaveAlone(Name, Use,
+                   "its best could not be exported: " + S.error().message());
+      else
+        Offers.push_back(planOffer(*S, Dir, Use, nextArtifact(), O));
+    }
+    return Error::success();
+  }
+
+  Error checkKernelNames() const {
+    for (const std::string &K : O.Kernels)
+      if (std::find(Names.begin(), Names.end(), K) == Names.end()) {
+        std::string Msg =
+            "--kernel '" + K + "': no such kernel in " + join(O.Uses, ", ");
+        if (auto Near = closestMatch(K, Names))
+          return makeError(Msg, "; did you mean '", *Near, "'?");
+        return Error::make(Msg);
+      }
+    return Error::success();
+  }
+};
 
 // --- running ---
-
-Expected<std::string> temporaryFolder() {
-  const char *Tmp = std::getenv("TMPDIR");
-  std::string Pattern =
-      (fs::path(Tmp && *Tmp ? Tmp : "/tmp") / "r3-run-XXXXXX").string();
-  if (!::mkdtemp(Pattern.data()))
-    return errnoError("r3 run: a temporary folder");
-  return Pattern;
-}
 
 int severity(use::Outcome O) {
   switch (O) {
@@ -392,10 +373,9 @@ void collectReports(const std::string &Dir, std::vector<Offer> &Offers) {
     std::string Name = E.path().filename().string();
     if (!Name.starts_with("report.") || Name.ends_with(".partial"))
       continue;
-    std::ifstream In(E.path());
-    std::stringstream S;
-    S << In.rdbuf();
-    auto R = use::decodeReport(S.str(), E.path().string());
+    auto Text = readWholeFile(E.path().string(), "report of a process");
+    auto R = Text ? use::decodeReport(*Text, E.path().string())
+                  : Expected<use::ProcessReport>(Text.takeError());
     if (!R) {
       printWarning(R.error().message());
       continue;
@@ -418,10 +398,8 @@ void collectReports(const std::string &Dir, std::vector<Offer> &Offers) {
   }
 }
 
-/// --keep-original: the summary says what ran.
-bool KeepOriginalRun = false;
-
-std::string outcomeText(const Offer &Of) {
+/// Kept: the run was --keep-original, so a matched kernel kept its code.
+std::string outcomeText(const Offer &Of, bool Kept) {
   if (!Of.Plan)
     return "left alone: " + Of.LeftAlone;
   if (!Of.Seen)
@@ -438,7 +416,7 @@ std::string outcomeText(const Offer &Of) {
   }
   switch (Of.What) {
   case use::Outcome::Replaced:
-    return (KeepOriginalRun ? "kept its own code, " : "replaced, ") + Launches;
+    return (Kept ? "kept its own code, " : "replaced, ") + Launches;
   case use::Outcome::Refused:
     return "refused: " + Of.Message;
   case use::Outcome::Failed:
@@ -449,22 +427,22 @@ std::string outcomeText(const Offer &Of) {
   return "";
 }
 
-void printSummary(const std::vector<Offer> &Offers, double WallS) {
+void printSummary(const std::vector<Offer> &Offers, double WallS, bool Kept) {
   std::fprintf(stderr, "r3 run: the application ran %.3f s; %zu kernel%s:\n",
                WallS, Offers.size(), Offers.size() == 1 ? "" : "s");
   for (const Offer &Of : Offers)
     std::fprintf(stderr, "r3 run:   %s (%s, campaign %s): %s\n",
-                 Of.Kernel.c_str(), Of.Backend.c_str(),
-                 speedupText(Of).c_str(), outcomeText(Of).c_str());
+                 Of.Kernel.c_str(), Of.Backend.c_str(), speedupText(Of).c_str(),
+                 outcomeText(Of, Kept).c_str());
 }
 
-json offerJson(const Offer &Of) {
-  json J = {{"kernel", Of.Kernel},
-            {"backend", Of.Backend},
-            {"from", Of.From},
-            {"speedup", Of.Speedup ? json(*Of.Speedup) : json(nullptr)},
-            {"speedup_ci",
-             Of.Lo ? json::array({*Of.Lo, *Of.Hi}) : json(nullptr)}};
+json offerJson(const Offer &Of, bool Kept) {
+  json J = {
+      {"kernel", Of.Kernel},
+      {"backend", Of.Backend},
+      {"from", Of.From},
+      {"speedup", Of.Speedup ? json(*Of.Speedup) : json(nullptr)},
+      {"speedup_ci", Of.Lo ? json::array({*Of.Lo, *Of.Hi}) : json(nullptr)}};
   if (!Of.Plan) {
     J["outcome"] = "left-alone";
     J["message"] = Of.LeftAlone;
@@ -474,7 +452,7 @@ json offerJson(const Offer &Of) {
     J["outcome"] = use::outcomeName(Of.What);
     J["message"] = Of.Message.empty() ? json(nullptr) : json(Of.Message);
   }
-  if (KeepOriginalRun && J["outcome"] == "replaced")
+  if (Kept && J["outcome"] == "replaced")
     J["outcome"] = "kept";
   J["launches"] = Of.Launches;
   J["verified"] = Of.Verified;
@@ -488,20 +466,21 @@ int exitCodeOf(const ExitStatus &S) {
   return S.How == ExitStatus::Kind::Exited ? S.Code : 128 + S.Code;
 }
 
+/// Writes the plan into Work and gives the application's environment for
+/// it: none when nothing is planned.
 Expected<std::vector<std::pair<std::string, std::string>>>
-environmentFor(const std::vector<Offer> &Offers, const std::string &Work) {
+environmentFor(const use::Plan &P, const std::vector<Offer> &Offers,
+               const std::string &Work) {
   std::vector<std::pair<std::string, std::string>> Env;
-  use::Plan P;
-  bool Host = false, Cuda = false;
-  for (const Offer &Of : Offers)
-    if (Of.Plan) {
-      P.Kernels.push_back(*Of.Plan);
-      (Of.Backend == "cuda" ? Cuda : Host) = true;
-    }
   if (P.Kernels.empty())
     return Env;
+  bool Host = false, Cuda = false;
+  for (const Offer &Of : Offers)
+    if (Of.Plan)
+      (Of.Backend == "cuda" ? Cuda : Host) = true;
   std::string PlanPath = (fs::path(Work) / "plan").string();
   std::string Reports = (fs::path(Work) / "reports").string();
+  R3_TRY(writeFileAtomically(PlanPath, use::encodePlan(P)));
   fs::create_directories(Reports);
   Env.emplace_back(use::PlanEnv, PlanPath);
   Env.emplace_back(use::ReportDirEnv, Reports);
@@ -513,7 +492,7 @@ environmentFor(const std::vector<Offer> &Offers, const std::string &Work) {
   if (Cuda) {
 #ifdef R3_HAVE_CUDA
     std::string Library;
-    R3_TRY(moveInto(installedFile(Injection), Library));
+    R3_TRY(moveInto(installedFile(CudaInjectionLibrary), Library));
     Env.emplace_back("CUDA_INJECTION64_PATH", Library);
 #else
     return Error::make("the campaign tuned CUDA kernels, but this r3 was "
@@ -528,8 +507,7 @@ int runApplication(RunOptions &O) {
     const char *D = std::getenv(use::DisableEnv);
     return D && std::string(D) == "1";
   }();
-  std::vector<Offer> Offers;
-  auto Work = temporaryFolder();
+  auto Work = makeTemporaryFolder("r3-run");
   if (!Work)
     return fail(Work.error());
   struct Cleanup {
@@ -539,6 +517,7 @@ int runApplication(RunOptions &O) {
       fs::remove_all(Dir, EC);
     }
   } Clean{*Work};
+  Gathering G{O, *Work, {}, {}};
   if (Disabled) {
     printWarning(std::string(use::DisableEnv) +
                  "=1: the application runs with its own kernels");
@@ -546,37 +525,33 @@ int runApplication(RunOptions &O) {
     for (const std::string &Use : O.Uses) {
       Error E;
       if (fs::is_directory(Use))
-        E = offersOfFolder(Use, O, Offers);
+        E = G.fromFolder(Use);
       else if (pathExists(Use))
-        E = offersOfHistory(Use, (fs::path(*Work) / "export").string(), O,
-                            Offers);
+        E = G.fromHistory(Use);
       else
         printWarning(Use + ": no such campaign history or export folder; the "
                            "application runs with its own kernels");
       if (E)
         return fail(E);
     }
-    if (Error E = checkKernelNames(O, Offers))
+    if (Error E = G.checkKernelNames())
       return usageError(E.message(), "run");
   }
+  std::vector<Offer> &Offers = G.Offers;
   use::Plan P;
   P.VerifyLaunches = O.VerifyLaunches;
   P.TimeKernels = O.TimeKernels;
-  P.KeepOriginal = KeepOriginalRun = O.KeepOriginal;
+  P.KeepOriginal = O.KeepOriginal;
   for (const Offer &Of : Offers)
     if (Of.Plan)
       P.Kernels.push_back(*Of.Plan);
-  auto Env = environmentFor(Offers, *Work);
+  auto Env = environmentFor(P, Offers, *Work);
   if (!Env)
     return fail(Env.error());
-  if (!Env->empty())
-    if (Error E = writeFileAtomically((fs::path(*Work) / "plan").string(),
-                                      use::encodePlan(P)))
-      return fail(E);
   if (O.DryRun) {
     json Out = json::array();
     for (const Offer &Of : Offers)
-      Out.push_back(offerJson(Of));
+      Out.push_back(offerJson(Of, O.KeepOriginal));
     std::printf("%s\n", Out.dump(2).c_str());
     return ExitSuccess;
   }
@@ -590,12 +565,12 @@ int runApplication(RunOptions &O) {
   auto Status = waitForProgram(*Pid);
   if (!Status)
     return fail(Status.error());
-  double WallS = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - Start)
-                     .count();
+  double WallS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   if (!Env->empty())
     collectReports((fs::path(*Work) / "reports").string(), Offers);
-  printSummary(Offers, WallS);
+  printSummary(Offers, WallS, O.KeepOriginal);
   bool Problem = false;
   for (const Offer &Of : Offers)
     Problem |= Of.Plan && Of.Seen && Of.What != use::Outcome::Replaced;
@@ -608,7 +583,7 @@ int runApplication(RunOptions &O) {
                 {"verify_launches", O.VerifyLaunches},
                 {"kernels", json::array()}};
     for (const Offer &Of : Offers)
-      Out["kernels"].push_back(offerJson(Of));
+      Out["kernels"].push_back(offerJson(Of, O.KeepOriginal));
     if (Error E = writeFileAtomically(O.JsonPath, Out.dump(2) + "\n"))
       printWarning(E.message());
   }

@@ -1,6 +1,7 @@
 // The plan and report files of `r3 run --use` (UsePlan.h).
 #include "record/UsePlan.h"
 
+#include "support/FileUtil.h"
 #include "support/StringUtil.h"
 
 #include <cerrno>
@@ -149,18 +150,6 @@ Error kernelField(Lines &L, KernelPlan &K) {
   return Error::success();
 }
 
-Expected<std::string> readWhole(const std::string &Path, const char *What) {
-  std::FILE *F = std::fopen(Path.c_str(), "rb");
-  if (!F)
-    return errnoError(Path + ": cannot read the " + What);
-  std::string Text;
-  char Buf[4096];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
-    Text.append(Buf, N);
-  std::fclose(F);
-  return Text;
-}
 } // namespace
 
 const KernelPlan *Plan::find(std::string_view Name) const {
@@ -243,7 +232,7 @@ Expected<Plan> decodePlan(std::string_view Text, const std::string &Where) {
 
 Expected<Plan> readPlan(const std::string &Path) {
   std::string Text;
-  R3_TRY(moveInto(readWhole(Path, "r3 run plan"), Text));
+  R3_TRY(moveInto(readWholeFile(Path, "r3 run plan"), Text));
   return decodePlan(Text, Path);
 }
 
@@ -259,6 +248,26 @@ const char *outcomeName(Outcome O) {
     return "verify-failed";
   }
   return "?";
+}
+
+std::string changedKernelMessage(const std::string &Kernel,
+                                 const std::string &What,
+                                 const std::string &Hash,
+                                 const std::string &Expected) {
+  return "this application's '" + Kernel +
+         "' is not the kernel the campaign tuned (its " + What +
+         "'s SHA-256 is " +
+         (Hash.empty() ? std::string("unknown") : Hash.substr(0, 12) + "...") +
+         ", the capture's " + Expected.substr(0, 12) +
+         "...): was the application rebuilt with a changed kernel? It was "
+         "left alone";
+}
+
+void printMismatch(const std::string &Kernel, const std::string &Message) {
+  std::fprintf(stderr,
+               "r3 run: error: the tuned '%s' does not reproduce the "
+               "original's outputs at %s; the application was stopped\n",
+               Kernel.c_str(), Message.c_str());
 }
 
 std::string encodeReport(const ProcessReport &R) {

@@ -95,6 +95,18 @@ struct ProcessReport {
   std::vector<KernelReport> Kernels;
 };
 
+/// The words both backends use, so that the application says the same
+/// whatever ran it:
+/// a kernel refused because its code (What: "bitcode", "module") hashes to
+/// Hash, not to the capture's Expected ("" when unknown);
+std::string changedKernelMessage(const std::string &Kernel,
+                                 const std::string &What,
+                                 const std::string &Hash,
+                                 const std::string &Expected);
+/// and the error printed, on stderr, before a process whose tuned kernel
+/// failed a check stops (Message: "launch N: what differed").
+void printMismatch(const std::string &Kernel, const std::string &Message);
+
 std::string encodeReport(const ProcessReport &R);
 Expected<ProcessReport> decodeReport(std::string_view Text,
                                      const std::string &Where);

@@ -4,6 +4,8 @@
 // that loops forever costs its budget and no more.
 #include "replay/ServerClient.h"
 
+#include "support/FileUtil.h"
+
 #include "support/Process.h"
 
 #include <algorithm>
@@ -29,15 +31,6 @@ std::string seconds(double S) {
   char Buf[32];
   std::snprintf(Buf, sizeof(Buf), "%g s", S);
   return Buf;
-}
-
-Expected<std::string> makeScratchDir() {
-  const char *Tmp = std::getenv("TMPDIR");
-  std::string Pattern =
-      std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/r3-replay-XXXXXX";
-  if (!::mkdtemp(Pattern.data()))
-    return errnoError("creating the replay scratch directory " + Pattern);
-  return Pattern;
 }
 
 /// Waits for Pid to end and returns its wait status.
@@ -72,7 +65,7 @@ ServerClient::create(ServerOptions Options) {
   std::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<ServerClient> C(new ServerClient(std::move(Options)));
   if (C->Options.ScratchDir.empty()) {
-    R3_TRY(moveInto(makeScratchDir(), C->OwnScratch));
+    R3_TRY(moveInto(makeTemporaryFolder("r3-replay"), C->OwnScratch));
     C->Options.ScratchDir = C->OwnScratch;
   }
   R3_TRY(C->start());

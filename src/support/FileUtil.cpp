@@ -2,6 +2,7 @@
 #include "support/FileUtil.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +42,32 @@ Error writeFileAtomically(const std::string &Path, std::string_view Text) {
     return E;
   }
   return Error::success();
+}
+
+Expected<std::string> readWholeFile(const std::string &Path,
+                                    const std::string &What) {
+  std::FILE *F = std::fopen(Path.c_str(), "rb");
+  if (!F)
+    return errnoError(Path + ": cannot read the " + What);
+  std::string Bytes;
+  char Buf[65536];
+  size_t N;
+  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
+    Bytes.append(Buf, N);
+  bool Failed = std::ferror(F);
+  std::fclose(F);
+  if (Failed)
+    return makeError(Path, ": cannot read the ", What);
+  return Bytes;
+}
+
+Expected<std::string> makeTemporaryFolder(const std::string &Stem) {
+  const char *Tmp = std::getenv("TMPDIR");
+  std::string Pattern =
+      std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/" + Stem + "-XXXXXX";
+  if (!::mkdtemp(Pattern.data()))
+    return errnoError("cannot create a temporary folder " + Pattern);
+  return Pattern;
 }
 
 bool pathExists(const std::string &Path) {

@@ -20,6 +20,16 @@ Error commitTemporary(const std::string &Path, const std::string &Final);
 /// Path holds either its old contents or all of Text, never a part.
 Error writeFileAtomically(const std::string &Path, std::string_view Text);
 
+/// The whole of the file at Path; an error names it and says what it was to
+/// be (What: "tuned cubin", "r3 run plan", ...). libc only: the code r3 puts
+/// into applications uses it too.
+Expected<std::string> readWholeFile(const std::string &Path,
+                                    const std::string &What);
+
+/// A new folder $TMPDIR/<Stem>-XXXXXX (TMPDIR defaults to /tmp), for the
+/// caller to remove.
+Expected<std::string> makeTemporaryFolder(const std::string &Stem);
+
 /// Whether a file or directory exists at Path.
 bool pathExists(const std::string &Path);
 

@@ -1,6 +1,8 @@
 // CUDA driver and CUPTI result codes → r3 errors.
 #include "record/cuda/Driver.h"
 
+#include <cstdlib>
+
 namespace r3::cuda {
 
 Error check(CUresult R, const char *Call) {
@@ -47,6 +49,14 @@ Expected<void *> allocatePinned(uint64_t Size) {
 void freePinned(void *P) {
   if (P)
     cuMemFreeHost(P);
+}
+
+void CUPTIAPI requestActivityBuffer(uint8_t **Buffer, size_t *Size,
+                                    size_t *MaxRecords) {
+  constexpr size_t Bytes = 8u << 20;
+  *Buffer = static_cast<uint8_t *>(std::aligned_alloc(8, Bytes));
+  *Size = *Buffer ? Bytes : 0;
+  *MaxRecords = 0;
 }
 
 } // namespace r3::cuda

@@ -21,6 +21,11 @@ Error check(CUptiResult R, const char *Call);
 /// Waits for all work of the current context (the launch's context).
 Error synchronize();
 
+/// CUPTI's activity-buffer request callback: an 8 MiB buffer from
+/// aligned_alloc, which the completion callback frees with std::free.
+void CUPTIAPI requestActivityBuffer(uint8_t **Buffer, size_t *Size,
+                                    size_t *MaxRecords);
+
 /// Copies Size bytes at the unified address Src (device, managed or mapped
 /// host memory) into host memory at Dst.
 Error copyToHost(void *Dst, uint64_t Src, uint64_t Size);

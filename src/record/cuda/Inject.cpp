@@ -41,8 +41,6 @@ Injector *State = nullptr;
 namespace {
 using namespace wire;
 
-constexpr size_t ActivityBufferBytes = 8u << 20;
-
 /// Set while this thread runs a callback: driver calls the library makes
 /// itself are not the application's.
 thread_local int InCallback = 0;
@@ -176,13 +174,6 @@ void CUPTIAPI callback(void *, CUpti_CallbackDomain Domain,
   --InCallback;
 }
 
-void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size,
-                              size_t *MaxRecords) {
-  *Buffer = static_cast<uint8_t *>(std::aligned_alloc(8, ActivityBufferBytes));
-  *Size = *Buffer ? ActivityBufferBytes : 0;
-  *MaxRecords = 0;
-}
-
 /// One kernel's activity record: its launch's duration, or a graph's kernel.
 void onKernelRecord(const CUpti_ActivityKernel10 &R) {
   auto It = State->Timed.find(R.correlationId);
@@ -232,7 +223,7 @@ Error subscribe() {
 /// activity (some sandboxes), launches are recorded with unknown durations.
 /// List mode times every kernel from the start.
 void enableActivity() {
-  if (cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) !=
+  if (cuptiActivityRegisterCallbacks(requestActivityBuffer, bufferCompleted) !=
       CUPTI_SUCCESS)
     State->ActivityOn = true; // nothing to turn on
   if (State->Env.Mode == RecordMode::List)

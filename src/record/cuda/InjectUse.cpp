@@ -23,14 +23,15 @@
 // and its outputs are kept, the inputs are restored, the tuned kernel runs,
 // and every allocation must then match under the campaign's tolerance; a
 // mismatch stops the process with what differed.
+#include "record/cuda/InjectUse.h"
 #include "record/UsePlan.h"
+#include "record/cuda/CubinSymbols.h"
 #include "record/cuda/DeviceMemory.h"
 #include "record/cuda/Driver.h"
-#include "record/cuda/InjectUse.h"
 #include "record/cuda/Launch.h"
-#include "record/cuda/CubinSymbols.h"
 #include "replay/LaunchRule.h"
 #include "replay/Verify.h"
+#include "support/FileUtil.h"
 #include "support/Sha256.h"
 
 #include <cupti_activity.h>
@@ -114,7 +115,7 @@ struct User {
   std::unordered_map<CUfunction, Handle> Handles;
   std::mutex HashLock; ///< Modules (taken alone, in the resource callback)
   std::map<std::string, std::string> Modules; ///< kernel → latest module hash
-  DeviceMemory Memory; ///< when launches are checked
+  DeviceMemory Memory;                        ///< when launches are checked
   bool Reported = false;
   /// Taken alone by CUPTI's activity thread; never held across a driver
   /// call (a buffer may complete inside any).
@@ -173,10 +174,7 @@ void atForkChild() {
                                  const std::string &What) {
   K.What = use::Outcome::VerifyFailed;
   K.Message = "launch " + std::to_string(Ordinal) + ": " + What;
-  std::fprintf(stderr,
-               "r3 run: error: the tuned '%s' does not reproduce the "
-               "original's outputs at %s; the application was stopped\n",
-               K.Plan->Name.c_str(), K.Message.c_str());
+  use::printMismatch(K.Plan->Name, K.Message);
   reportLocked(); // the caller holds Lock
   ::_exit(1);
 }
@@ -218,7 +216,8 @@ Loaded &loadTuned(TunedKernel &K, CUfunction AppFunction) {
     return L;
   CUmodule Module = nullptr;
   LoadingTuned = true;
-  Error E = check(cuModuleLoadData(&Module, K.Cubin.data()), "cuModuleLoadData");
+  Error E =
+      check(cuModuleLoadData(&Module, K.Cubin.data()), "cuModuleLoadData");
   LoadingTuned = false;
   if (!E)
     E = check(cuModuleGetFunction(&L.Function, Module, K.Plan->Name.c_str()),
@@ -278,9 +277,9 @@ Error launchOriginal(const LaunchCall &C, CUpti_CallbackId Cbid,
 /// Runs the application's kernel on copies of what the launch can reach and
 /// keeps its outputs, then restores the inputs.
 Expected<std::unique_ptr<Checking>> beginCheck(TunedKernel &K, uint64_t Ordinal,
-                                              const LaunchCall &C,
-                                              CUpti_CallbackId Cbid,
-                                              const void *Params) {
+                                               const LaunchCall &C,
+                                               CUpti_CallbackId Cbid,
+                                               const void *Params) {
   auto Out = std::make_unique<Checking>();
   Out->Kernel = &K;
   Out->Ordinal = Ordinal;
@@ -293,8 +292,8 @@ Expected<std::unique_ptr<Checking>> beginCheck(TunedKernel &K, uint64_t Ordinal,
   for (const DeviceAllocation &A : U->Memory.reachableFrom(Ctx, Device)) {
     Total += A.Size;
     if (Total > MaxCheckedBytes)
-      return makeError("the launch reaches more than ",
-                       MaxCheckedBytes >> 30, " GiB of device memory");
+      return makeError("the launch reaches more than ", MaxCheckedBytes >> 30,
+                       " GiB of device memory");
     Region R{A.Base, A.Size, 0, {}};
     R3_TRY(check(cuMemAlloc(&R.Copy, A.Size), "cuMemAlloc"));
     Out->Regions.push_back(std::move(R));
@@ -395,14 +394,9 @@ void onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
     return;
   std::string Hash = moduleHash(K.Plan->Name);
   if (Hash != K.Plan->ModuleSha256)
-    return refuseOrFail(
-        K, use::Outcome::Refused,
-        "this application's '" + K.Plan->Name +
-            "' is not the kernel the campaign tuned (its module's SHA-256 is " +
-            (Hash.empty() ? std::string("unknown") : Hash.substr(0, 12)) +
-            "..., the capture's " + K.Plan->ModuleSha256.substr(0, 12) +
-            "...): was the application rebuilt with a changed kernel? It was "
-            "left alone");
+    return refuseOrFail(K, use::Outcome::Refused,
+                        use::changedKernelMessage(K.Plan->Name, "module", Hash,
+                                                  K.Plan->ModuleSha256));
   if (capturing(C.Stream))
     return; // a graph being captured keeps the application's code
   if (U->Plan.TimeKernels) {
@@ -492,20 +486,13 @@ void CUPTIAPI callback(void *, CUpti_CallbackDomain Domain,
 
 // --- kernel times ---
 
-void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size,
-                              size_t *MaxRecords) {
-  constexpr size_t Bytes = 8u << 20;
-  *Buffer = static_cast<uint8_t *>(std::aligned_alloc(8, Bytes));
-  *Size = *Buffer ? Bytes : 0;
-  *MaxRecords = 0;
-}
-
 void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t,
                               size_t Valid) {
   {
     std::lock_guard<std::mutex> T(U->TimedLock);
     CUpti_Activity *Record = nullptr;
-    while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) == CUPTI_SUCCESS) {
+    while (cuptiActivityGetNextRecord(Buffer, Valid, &Record) ==
+           CUPTI_SUCCESS) {
       if (Record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
           Record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
         continue;
@@ -522,8 +509,9 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t,
 }
 
 Error timeKernels() {
-  R3_TRY(check(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted),
-               "cuptiActivityRegisterCallbacks"));
+  R3_TRY(check(
+      cuptiActivityRegisterCallbacks(requestActivityBuffer, bufferCompleted),
+      "cuptiActivityRegisterCallbacks"));
   return check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
                "cuptiActivityEnable");
 }
@@ -545,18 +533,6 @@ Error subscribe() {
                "cuptiEnableCallback");
 }
 
-Error readCubin(const std::string &Path, std::string &Out) {
-  std::FILE *F = std::fopen(Path.c_str(), "rb");
-  if (!F)
-    return errnoError(Path + ": cannot read the tuned cubin");
-  char Buf[65536];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
-    Out.append(Buf, N);
-  std::fclose(F);
-  return Error::success();
-}
-
 Error start(const char *PlanPath) {
   R3_TRY(moveInto(use::readPlan(PlanPath), U->Plan));
   for (const use::KernelPlan &P : U->Plan.Kernels) {
@@ -564,10 +540,10 @@ Error start(const char *PlanPath) {
     K->Plan = &P;
     if (P.Artifact.empty())
       return makeError("kernel '", P.Name, "' has no tuned cubin in the plan");
-    R3_TRY(readCubin(P.Artifact, K->Cubin));
-    R3_TRY(moveInto(parseGridRule(P.GridRule.empty() ? "keep-threads"
-                                                     : P.GridRule),
-                    K->Rule));
+    R3_TRY(moveInto(readWholeFile(P.Artifact, "tuned cubin"), K->Cubin));
+    R3_TRY(moveInto(
+        parseGridRule(P.GridRule.empty() ? "keep-threads" : P.GridRule),
+        K->Rule));
     U->Kernels.push_back(std::move(K));
   }
   R3_TRY(subscribe());

@@ -20,6 +20,7 @@
 #include "record/RecordEnv.h"
 #include "record/UsePlan.h"
 #include "record/host/HostUse.h"
+#include "support/FileUtil.h"
 #include "support/Sha256.h"
 
 #include <atomic>
@@ -134,19 +135,6 @@ std::vector<r3_host_use_global> globalsOf(const r3_host_kernel &K) {
   return Out;
 }
 
-Expected<std::string> readArtifact(const std::string &Path) {
-  std::FILE *F = std::fopen(Path.c_str(), "rb");
-  if (!F)
-    return errnoError(Path + ": cannot read the tuned code");
-  std::string Bytes;
-  char Buf[65536];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
-    Bytes.append(Buf, N);
-  std::fclose(F);
-  return Bytes;
-}
-
 Expected<r3_host_entry> compileCode(const r3_host_kernel &K,
                                     std::string_view Bitcode,
                                     const std::string &Pipeline,
@@ -172,20 +160,15 @@ void prepare(UseState &S) {
   std::string Hash = sha256Hex(Own);
   if (Hash != P.ModuleSha256) {
     S.What = use::Outcome::Refused;
-    S.Message = "this application's '" + std::string(K.name) +
-                "' is not the kernel the campaign tuned (its bitcode's "
-                "SHA-256 is " +
-                Hash.substr(0, 12) + "..., the capture's " +
-                P.ModuleSha256.substr(0, 12) +
-                "...): was the application rebuilt with a changed kernel? "
-                "It was left alone";
+    S.Message =
+        use::changedKernelMessage(K.name, "bitcode", Hash, P.ModuleSha256);
     return;
   }
   if (U->Plan.KeepOriginal)
     return; // counted and timed, never replaced
   std::string Tuned;
   if (!P.Artifact.empty()) {
-    auto Bytes = readArtifact(P.Artifact);
+    auto Bytes = readWholeFile(P.Artifact, "tuned code");
     if (!Bytes) {
       S.What = use::Outcome::Failed;
       S.Message = Bytes.error().message();
@@ -227,10 +210,7 @@ std::string regionName(const SnapshotRegion &R) {
                                  const std::string &What) {
   S.What = use::Outcome::VerifyFailed;
   S.Message = "launch " + std::to_string(Ordinal) + ": " + What;
-  std::fprintf(stderr,
-               "r3 run: error: the tuned '%s' does not reproduce the "
-               "original's outputs at %s; the application was stopped\n",
-               S.Desc->name, S.Message.c_str());
+  use::printMismatch(S.Desc->name, S.Message);
   {
     std::lock_guard<std::mutex> L(U->Lock);
     reportLocked();
