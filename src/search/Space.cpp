@@ -201,7 +201,7 @@ bool Space::enumerable(double Limit) const { return size() <= Limit; }
 std::vector<Point> Space::enumerate() const {
   assert(enumerable() && "enumerate() of a space too large to list");
   if (!Allowed.empty()) {
-    std::vector<Point> Out = Allowed;
+    std::vector<Point> Out(Allowed.begin(), Allowed.end());
     std::sort(Out.begin(), Out.end());
     Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
     return Out;
@@ -281,13 +281,84 @@ std::vector<Point> allowedNeighbours(const Space &S, const Point &P) {
   return Out;
 }
 
+/// Whether every parameter of S holds one value (no sequences) and P has
+/// that shape: then neighbours can be found by probing the index.
+bool probeable(const Space &S, const Point &P) {
+  for (size_t I = 0; I < S.Params.size(); ++I)
+    if (S.Params[I].Kind == ParamKind::Sequence || P.Values[I].size() != 1 ||
+        P.Values[I][0] >= S.Params[I].Values.size())
+      return false;
+  return true;
+}
+
 } // namespace
+
+size_t PointHash::operator()(const Point &P) const {
+  uint64_t H = 0xcbf29ce484222325ULL; // FNV-1a over the indices
+  for (const auto &V : P.Values) {
+    for (uint32_t X : V)
+      H = (H ^ X) * 0x100000001b3ULL;
+    H = (H ^ 0xffffffffULL) * 0x100000001b3ULL; // ends a parameter
+  }
+  return static_cast<size_t>(H);
+}
+
+PointList &PointList::operator=(std::vector<Point> New) {
+  Ps = std::move(New);
+  Index.clear();
+  Index.reserve(Ps.size());
+  Index.insert(Ps.begin(), Ps.end());
+  return *this;
+}
+
+void PointList::push_back(Point P) {
+  Index.insert(P);
+  Ps.push_back(std::move(P));
+}
+
+void PointList::clear() {
+  Ps.clear();
+  Index.clear();
+}
 
 std::vector<Point> Space::neighbours(const Point &P) const {
   if (P.Values.size() != Params.size())
     return {};
-  if (!Allowed.empty())
+  if (!Allowed.empty() && !probeable(*this, P))
     return allowedNeighbours(*this, P);
+  if (!Allowed.empty()) {
+    // What allowedNeighbours finds, by probing: every allowed point one
+    // categorical change away, and per ordinal the closest allowed value
+    // below and above.
+    std::vector<Point> Out;
+    Point Q = P;
+    for (size_t I = 0; I < Params.size(); ++I) {
+      uint32_t X = P.Values[I][0];
+      uint32_t N = static_cast<uint32_t>(Params[I].Values.size());
+      auto Probe = [&](uint32_t V) {
+        Q.Values[I][0] = V;
+        bool Found = Allowed.contains(Q);
+        if (Found)
+          Out.push_back(Q);
+        return Found;
+      };
+      if (Params[I].Kind == ParamKind::Categorical) {
+        for (uint32_t V = 0; V < N; ++V)
+          if (V != X)
+            Probe(V);
+      } else {
+        for (uint32_t V = X; V-- > 0;)
+          if (Probe(V))
+            break;
+        for (uint32_t V = X + 1; V < N; ++V)
+          if (Probe(V))
+            break;
+      }
+      Q.Values[I][0] = X;
+    }
+    std::sort(Out.begin(), Out.end());
+    return Out;
+  }
   std::vector<Point> Out;
   for (size_t I = 0; I < Params.size(); ++I) {
     if (!valueInRange(Params[I], P.Values[I]))
@@ -307,8 +378,7 @@ bool Space::contains(const Point &P) const {
   for (size_t I = 0; I < Params.size(); ++I)
     if (!valueInRange(Params[I], P.Values[I]))
       return false;
-  return Allowed.empty() ||
-         std::find(Allowed.begin(), Allowed.end(), P) != Allowed.end();
+  return Allowed.empty() || Allowed.contains(P);
 }
 
 std::string Space::describe(const Point &P) const {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace r3::search {
@@ -43,6 +44,38 @@ struct Point {
   friend auto operator<=>(const Point &, const Point &) = default;
 };
 
+struct PointHash {
+  size_t operator()(const Point &P) const;
+};
+
+/// The valid points of a constrained space, in their order, with a hash set
+/// kept in step: whether a point is allowed is a probe, not a scan (a
+/// tuning cache holds tens of thousands of points, and strategies look for
+/// allowed neighbours at every proposal). Reads like a vector; changes go
+/// through assignment, push_back and clear, which keep the set current.
+class PointList {
+public:
+  PointList() = default;
+  PointList(std::vector<Point> Ps) { *this = std::move(Ps); }
+  PointList &operator=(std::vector<Point> Ps);
+  void push_back(Point P);
+  void clear();
+
+  size_t size() const { return Ps.size(); }
+  bool empty() const { return Ps.empty(); }
+  const Point &operator[](size_t I) const { return Ps[I]; }
+  std::vector<Point>::const_iterator begin() const { return Ps.begin(); }
+  std::vector<Point>::const_iterator end() const { return Ps.end(); }
+  bool contains(const Point &P) const { return Index.count(P) > 0; }
+  friend bool operator==(const PointList &A, const PointList &B) {
+    return A.Ps == B.Ps;
+  }
+
+private:
+  std::vector<Point> Ps;
+  std::unordered_set<Point, PointHash> Index;
+};
+
 class Space {
 public:
   Space() = default;
@@ -51,7 +84,7 @@ public:
   std::vector<Param> Params;
   /// The valid points, when only some combinations are valid (a tuning
   /// cache's entries); empty: every combination is valid.
-  std::vector<Point> Allowed;
+  PointList Allowed;
 
   /// How many points there are (Allowed's size when it is given); a double
   /// because pass sequences make spaces astronomically large.

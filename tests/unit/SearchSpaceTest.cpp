@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace r3::search;
@@ -160,6 +161,67 @@ TEST_CASE("neighbours with Allowed stay allowed and skip invalid ordinals",
   std::vector<Point> M = S.neighbours(point({{2}, {0}}));
   CHECK(std::set<Point>(M.begin(), M.end()) ==
         std::set<Point>{point({{0}, {0}}), point({{3}, {0}})});
+}
+
+TEST_CASE("neighbours with Allowed match their definition on random subsets",
+          "[search][space]") {
+  Space S({ordinal("x", {"1", "2", "4", "8", "16"}),
+           ordinal("y", {"1", "2", "3"}), categorical("c", {"a", "b", "c"})});
+  std::vector<Point> All = S.enumerate();
+  Rng R(11);
+  for (int Round = 0; Round < 20; ++Round) {
+    S.Allowed.clear();
+    for (const Point &P : All)
+      if (std::bernoulli_distribution(0.5)(R))
+        S.Allowed.push_back(P);
+    for (const Point &P : All) {
+      // By definition: every allowed point one categorical change away, and
+      // per ordinal the allowed point with the closest value below and above
+      // when only that ordinal differs.
+      std::set<Point> Want;
+      for (size_t I = 0; I < 3; ++I) {
+        std::optional<Point> Below, Above;
+        for (const Point &Q : S.Allowed) {
+          size_t Diff = 0;
+          for (size_t J = 0; J < 3; ++J)
+            Diff += Q.Values[J] != P.Values[J];
+          if (Diff != 1 || Q.Values[I] == P.Values[I])
+            continue;
+          if (I == 2)
+            Want.insert(Q);
+          else if (Q.Values[I][0] < P.Values[I][0]) {
+            if (!Below || Q.Values[I][0] > Below->Values[I][0])
+              Below = Q;
+          } else if (!Above || Q.Values[I][0] < Above->Values[I][0]) {
+            Above = Q;
+          }
+        }
+        if (Below)
+          Want.insert(*Below);
+        if (Above)
+          Want.insert(*Above);
+      }
+      std::vector<Point> N = S.neighbours(P);
+      CHECK(std::set<Point>(N.begin(), N.end()) == Want);
+      CHECK(S.contains(P) ==
+            (std::find(S.Allowed.begin(), S.Allowed.end(), P) !=
+             S.Allowed.end()));
+    }
+  }
+}
+
+TEST_CASE("Allowed edited after a lookup, and a copied space, are seen",
+          "[search][space]") {
+  Space S({ordinal("x", {"1", "2", "4"})});
+  S.Allowed = {point({{0}})};
+  CHECK_FALSE(S.contains(point({{2}})));
+  S.Allowed.push_back(point({{2}}));
+  CHECK(S.contains(point({{2}})));
+  CHECK(S.neighbours(point({{0}})) == std::vector<Point>{point({{2}})});
+  Space Copy = S;
+  Copy.Allowed = {point({{0}})};
+  CHECK_FALSE(Copy.contains(point({{2}})));
+  CHECK(S.contains(point({{2}})));
 }
 
 TEST_CASE("contains checks shape, ranges, lengths and Allowed",
