@@ -191,12 +191,44 @@ private:
   /// P's (the "strictly adjacent" box); else the nearest unseen allowed one.
   std::optional<Point> repair(const Point &P) {
     std::vector<const Point *> Box;
-    for (const Point &Q : S.Allowed)
-      if (withinBox(P, Q))
-        Box.push_back(&Q);
+    if (const uint32_t *Rows = S.Allowed.rows(); Rows && fitsRows(P)) {
+      // The same scan over rows of integers (most of a GA's time on a
+      // tuning cache of tens of thousands of points).
+      size_t W = S.Allowed.rowWidth();
+      for (size_t J = 0; J < S.Allowed.size(); ++J)
+        if (withinBoxRow(P, Rows + J * W))
+          Box.push_back(&S.Allowed[J]);
+    } else {
+      for (const Point &Q : S.Allowed)
+        if (withinBox(P, Q))
+          Box.push_back(&Q);
+    }
     if (!Box.empty())
       return *Box[std::uniform_int_distribution<size_t>(0, Box.size() - 1)(R)];
     return nearest(P);
+  }
+
+  /// Whether P has one value per parameter, as the rows of Allowed do.
+  bool fitsRows(const Point &P) const {
+    if (P.Values.size() != S.Allowed.rowWidth())
+      return false;
+    for (const auto &V : P.Values)
+      if (V.size() != 1)
+        return false;
+    return true;
+  }
+
+  /// withinBox against a row of Allowed.
+  bool withinBoxRow(const Point &A, const uint32_t *B) const {
+    for (size_t I = 0; I < S.Params.size(); ++I) {
+      uint32_t X = A.Values[I][0];
+      if (X == B[I])
+        continue;
+      if (S.Params[I].Kind != ParamKind::Ordinal ||
+          (X > B[I] ? X - B[I] : B[I] - X) > 1)
+        return false;
+    }
+    return true;
   }
 
   bool withinBox(const Point &A, const Point &B) const {
@@ -214,8 +246,11 @@ private:
   std::optional<Point> nearest(const Point &P) {
     double Best = std::numeric_limits<double>::infinity();
     std::vector<const Point *> Ties;
-    for (const Point &Q : S.Allowed) {
-      double D = distance(P, Q);
+    const uint32_t *Rows = fitsRows(P) ? S.Allowed.rows() : nullptr;
+    size_t W = S.Allowed.rowWidth();
+    for (size_t J = 0; J < S.Allowed.size(); ++J) {
+      const Point &Q = S.Allowed[J];
+      double D = Rows ? distanceRow(P, Rows + J * W) : distance(P, Q);
       if (D > Best || Obs.seen(Q))
         continue;
       if (D < Best)
@@ -226,6 +261,23 @@ private:
     if (Ties.empty())
       return std::nullopt;
     return *Ties[std::uniform_int_distribution<size_t>(0, Ties.size() - 1)(R)];
+  }
+
+  /// distance against a row of Allowed.
+  double distanceRow(const Point &A, const uint32_t *B) const {
+    double D = 0;
+    for (size_t I = 0; I < S.Params.size(); ++I) {
+      const Param &Par = S.Params[I];
+      uint32_t X = A.Values[I][0];
+      if (X == B[I])
+        continue;
+      if (Par.Kind == ParamKind::Ordinal && Par.Values.size() > 1)
+        D += std::abs(static_cast<double>(X) - B[I]) /
+             (Par.Values.size() - 1);
+      else
+        D += 1;
+    }
+    return D;
   }
 
   double distance(const Point &A, const Point &B) const {

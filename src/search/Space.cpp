@@ -304,21 +304,44 @@ size_t PointHash::operator()(const Point &P) const {
 }
 
 PointList &PointList::operator=(std::vector<Point> New) {
+  clear();
   Ps = std::move(New);
-  Index.clear();
   Index.reserve(Ps.size());
-  Index.insert(Ps.begin(), Ps.end());
+  for (const Point &P : Ps) {
+    Index.insert(P);
+    addRow(P);
+  }
   return *this;
 }
 
 void PointList::push_back(Point P) {
   Index.insert(P);
+  addRow(P);
   Ps.push_back(std::move(P));
 }
 
 void PointList::clear() {
   Ps.clear();
   Index.clear();
+  Rows.clear();
+  Width = 0;
+  Flat = true;
+}
+
+void PointList::addRow(const Point &P) {
+  if (!Flat)
+    return;
+  bool Fits = Rows.empty() || P.Values.size() == Width;
+  for (const auto &V : P.Values)
+    Fits = Fits && V.size() == 1;
+  if (!Fits) {
+    Flat = false;
+    Rows.clear();
+    return;
+  }
+  Width = P.Values.size();
+  for (const auto &V : P.Values)
+    Rows.push_back(V[0]);
 }
 
 std::vector<Point> Space::neighbours(const Point &P) const {

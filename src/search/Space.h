@@ -67,13 +67,23 @@ public:
   std::vector<Point>::const_iterator begin() const { return Ps.begin(); }
   std::vector<Point>::const_iterator end() const { return Ps.end(); }
   bool contains(const Point &P) const { return Index.count(P) > 0; }
+  /// The points as one row of value indices each, when every parameter of
+  /// every point holds one value (no sequences): scans compare integers
+  /// instead of vectors. Null otherwise.
+  const uint32_t *rows() const { return Flat ? Rows.data() : nullptr; }
+  size_t rowWidth() const { return Width; }
   friend bool operator==(const PointList &A, const PointList &B) {
     return A.Ps == B.Ps;
   }
 
 private:
+  void addRow(const Point &P);
+
   std::vector<Point> Ps;
   std::unordered_set<Point, PointHash> Index;
+  std::vector<uint32_t> Rows;
+  size_t Width = 0;
+  bool Flat = true;
 };
 
 class Space {
