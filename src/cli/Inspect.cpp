@@ -135,6 +135,12 @@ std::string duration(const json &Ns) {
   return Buf;
 }
 
+/// "@3": how r3 replay --launch and r3 compile --launch name a launch by its
+/// index in the capture.
+std::string at(const json &L) {
+  return "@" + std::to_string(L["index"].get<uint32_t>());
+}
+
 void printKernel(const json &K, size_t Index) {
   std::string Name = K["name"];
   std::string Demangled = K["demangled"];
@@ -147,12 +153,12 @@ void printKernel(const json &K, size_t Index) {
       K["app_launches"].get<size_t>(),
       duration(K["app_mean_duration_ns"]).c_str());
   std::printf("  %-6s %-8s %-16s %-14s %-8s %-8s %-11s %-8s %s\n", "launch",
-              "ordinal", "grid", "block", "dynsmem", "regions", "bytes",
+              "capture", "grid", "block", "dynsmem", "regions", "bytes",
               "changed", "duration");
   for (const json &L : K["launches"])
     std::printf(
-        "  %-6u %-8lu %-16s %-14s %-8u %-8zu %-11s %-8zu %s\n",
-        L["index"].get<uint32_t>(), L["ordinal"].get<unsigned long>(),
+        "  %-6lu %-8s %-16s %-14s %-8u %-8zu %-11s %-8zu %s\n",
+        L["ordinal"].get<unsigned long>(), at(L).c_str(),
         dims(L["grid"]).c_str(), dims(L["block"]).c_str(),
         L["dynamic_shared_bytes"].get<uint32_t>(), L["regions"].get<size_t>(),
         formatBytes(L["bytes"].get<uint64_t>()).c_str(),
@@ -161,7 +167,8 @@ void printKernel(const json &K, size_t Index) {
 
 void printRegions(const json &K) {
   for (const json &L : K["launches"]) {
-    std::printf("  launch %u regions:\n", L["index"].get<uint32_t>());
+    std::printf("  launch %lu (%s) regions:\n",
+                L["ordinal"].get<unsigned long>(), at(L).c_str());
     std::printf("    %-6s %-11s %-18s %-11s %-8s %s\n", "region", "kind",
                 "base", "bytes", "changed", "name");
     for (const json &Reg : L["region_list"]) {
