@@ -150,9 +150,8 @@ struct Campaign {
 /// The capture indices of the launches a [[kernel]] is evaluated on: those
 /// its `launches` name, in that order, or every recorded launch of kernel K
 /// (the capture's kernel the section names, from findKernel).
-Expected<std::vector<uint32_t>> kernelLaunches(const CaptureReader &R,
-                                               uint32_t K,
-                                               const KernelSpec &Spec);
+Expected<std::vector<uint32_t>>
+kernelLaunches(const CaptureReader &R, uint32_t K, const KernelSpec &Spec);
 
 /// A campaign's grid_rule in the syntax of LaunchRule.h.
 std::string launchRuleText(const std::string &CampaignRule);

@@ -40,9 +40,8 @@ std::string innerLevel(const InnerSettings &S) {
 }
 } // namespace
 
-Expected<std::vector<uint32_t>> kernelLaunches(const CaptureReader &R,
-                                               uint32_t K,
-                                               const KernelSpec &Spec) {
+Expected<std::vector<uint32_t>>
+kernelLaunches(const CaptureReader &R, uint32_t K, const KernelSpec &Spec) {
   if (Spec.Launches.empty())
     return launchesOf(viewOf(R), K);
   std::vector<uint32_t> Out;

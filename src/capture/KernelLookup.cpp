@@ -16,9 +16,9 @@ namespace {
 // --- taking a demangled name apart ---
 
 int depthStep(char C) {
-  return (C == '(' || C == '<' || C == '[') ? 1
+  return (C == '(' || C == '<' || C == '[')   ? 1
          : (C == ')' || C == '>' || C == ']') ? -1
-                                               : 0;
+                                              : 0;
 }
 
 /// "f<int>" of "f<int>(int*)": the text before the parameter list that
@@ -142,8 +142,8 @@ Error noKernel(std::span<const KernelName> Kernels, std::string_view Given,
   std::vector<std::string> Names;
   for (const KernelName &K : Kernels)
     Names.push_back(demangledOr(K));
-  return makeError(Msg, " (kernels: ", Names.empty() ? "none" : join(Names, ", "),
-                   ")");
+  return makeError(
+      Msg, " (kernels: ", Names.empty() ? "none" : join(Names, ", "), ")");
 }
 
 Error ambiguous(std::span<const KernelName> Kernels,
@@ -225,6 +225,11 @@ std::string shownKernelName(const CaptureView &C, uint32_t K) {
   return demangledOr(Names[K]);
 }
 
+std::string shownLaunchName(const CaptureView &C, uint32_t L) {
+  return "launch " + std::to_string(C.Launches[L].Ordinal) + " of '" +
+         shownKernelName(C, C.Launches[L].Kernel) + "'";
+}
+
 // --- launches ---
 
 std::optional<LaunchRef> parseLaunchRef(std::string_view Text) {
@@ -299,10 +304,9 @@ Error noLaunch(const CaptureView &C, uint32_t K, uint64_t N) {
                      O.size() == 1 ? std::string("once (launch 0)")
                                    : std::to_string(O.size()) + " times (" +
                                          describeOrdinals(O) + ")");
-  std::string Of = InApp > O.size()
-                       ? " (of " + std::to_string(InApp) +
-                             " in the application)"
-                       : "";
+  std::string Of = InApp > O.size() ? " (of " + std::to_string(InApp) +
+                                          " in the application)"
+                                    : "";
   return makeError(Head, "recorded launch ", N, ": the capture holds its ",
                    describeOrdinals(O), Of,
                    "; launches are numbered from 0 in the order the "
@@ -374,9 +378,10 @@ Expected<uint32_t> findLaunch(const CaptureView &C, LaunchRef Ref) {
   if (Found.size() == 1)
     return Found.front();
   if (Found.size() > 1)
-    return makeError(C.Path, ": launch ", Ref.Number, " is ambiguous: ",
-                     join(Kernels, " and "), " each have a launch ",
-                     Ref.Number, "; name the kernel, or the capture's launch (",
+    return makeError(C.Path, ": launch ", Ref.Number,
+                     " is ambiguous: ", join(Kernels, " and "),
+                     " each have a launch ", Ref.Number,
+                     "; name the kernel, or the capture's launch (",
                      join(At, " or "), ")");
   std::vector<std::string> Held;
   for (uint32_t K = 0; K < C.Kernels.size(); ++K)

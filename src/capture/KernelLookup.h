@@ -5,10 +5,12 @@
 //
 // A kernel is named by, in this order (the first rule that matches decides):
 //   1. its mangled name                    _Z8jacobi2dPKfPfii
-//   2. its demangled name                  jacobi2d(float const*, float*, int, int)
+//   2. its demangled name                  jacobi2d(float const*, float*, int,
+//   int)
 //   3. that name without its parameters    jacobi2d, ns::react, f<int>
 //      (and, for templates, its return type)
-//   4. that without the namespaces and     react (for ns::react), f (for f<int>)
+//   4. that without the namespaces and     react (for ns::react), f (for
+//   f<int>)
 //      classes, or the template arguments
 // Rules 3 and 4 name a kernel only when one kernel has the name; several are
 // an ambiguity, and the message lists them. A name nothing matches is an
@@ -95,5 +97,8 @@ Expected<uint32_t> findLaunch(const CaptureView &C, LaunchRef Ref);
 /// How messages name kernel K: its demangled name without parameters when
 /// no other kernel of the capture has that name, else its full name.
 std::string shownKernelName(const CaptureView &C, uint32_t K);
+/// How messages name the capture's launch L where no kernel is implied:
+/// "launch 2 of 'jacobi2d'".
+std::string shownLaunchName(const CaptureView &C, uint32_t L);
 
 } // namespace r3

@@ -352,16 +352,15 @@ struct Gathering {
     std::vector<KernelName> All = kernelNamesOf(Names);
     std::vector<std::string> Chosen;
     for (const std::string &Given : O.Kernels) {
-      auto I = lookupKernel(All, Given, join(O.Uses, ", "),
-                            O.Uses.size() == 1 ? "the campaign"
-                                               : "the campaigns");
+      auto I =
+          lookupKernel(All, Given, join(O.Uses, ", "),
+                       O.Uses.size() == 1 ? "the campaign" : "the campaigns");
       if (!I)
         return makeError("option '--kernel': ", I.error().message());
       Chosen.push_back(All[*I].Mangled);
     }
     std::erase_if(Offers, [&](const Offer &Of) {
-      return std::find(Chosen.begin(), Chosen.end(), Of.Kernel) ==
-             Chosen.end();
+      return std::find(Chosen.begin(), Chosen.end(), Of.Kernel) == Chosen.end();
     });
     return Error::success();
   }

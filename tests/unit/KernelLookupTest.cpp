@@ -19,12 +19,12 @@ std::string lookup(const std::vector<KernelName> &K, const std::string &Given) {
 }
 
 const std::vector<std::string> Mixed = {
-    "_Z8jacobi2dPKfPfii",     // jacobi2d(float const*, float*, int, int)
-    "_ZN2ns5reactEPfi",       // ns::react(float*, int)
-    "_Z5scaleIfEvPT_S0_",     // void scale<float>(float*, float)
-    "saxpy",                  // extern "C"
+    "_Z8jacobi2dPKfPfii",        // jacobi2d(float const*, float*, int, int)
+    "_ZN2ns5reactEPfi",          // ns::react(float*, int)
+    "_Z5scaleIfEvPT_S0_",        // void scale<float>(float*, float)
+    "saxpy",                     // extern "C"
     "_ZN12_GLOBAL__N_14haloEPf", // (anonymous namespace)::halo(float*)
-    "_ZN2ns1CIiE4stepEPf"};   // ns::C<int>::step(float*)
+    "_ZN2ns1CIiE4stepEPf"};      // ns::C<int>::step(float*)
 
 } // namespace
 
@@ -65,8 +65,8 @@ TEST_CASE("an earlier rule wins over a later one", "[lookup]") {
 }
 
 TEST_CASE("a name several kernels have is ambiguous", "[lookup]") {
-  auto K = names({"_Z3addPfi", "_Z3addPdi", "_Z5scaleIfEvPT_S0_",
-                  "_Z5scaleIdEvPT_S0_"});
+  auto K = names(
+      {"_Z3addPfi", "_Z3addPdi", "_Z5scaleIfEvPT_S0_", "_Z5scaleIdEvPT_S0_"});
   CHECK(lookup(K, "add") ==
         "cap.h5: the kernel name 'add' is ambiguous in the capture: it names "
         "add(float*, int), add(double*, int); give the full demangled name or "
@@ -157,8 +157,7 @@ std::string launch(const Tables &T, std::optional<uint32_t> K,
 
 } // namespace
 
-TEST_CASE("launch numbers parse as ordinals or capture indices",
-          "[lookup]") {
+TEST_CASE("launch numbers parse as ordinals or capture indices", "[lookup]") {
   auto A = parseLaunchRef("3");
   REQUIRE(A);
   CHECK(A->By == LaunchNumbering::Ordinal);
@@ -187,8 +186,7 @@ TEST_CASE("a launch ordinal is the kernel's, not the capture's", "[lookup]") {
         "cap.h5: no launch @5: the capture holds 5 launches (@0 to @4)");
 }
 
-TEST_CASE("a launch out of range says which launches there are",
-          "[lookup]") {
+TEST_CASE("a launch out of range says which launches there are", "[lookup]") {
   Tables T = tables({"_Z1kPf"}, {{0, 0}, {0, 1}, {0, 2}}, 3);
   CHECK(launch(T, 0, "3") ==
         "cap.h5: kernel 'k' has no launch 3; launches are counted from 0: "
@@ -216,8 +214,7 @@ TEST_CASE("a capture that holds some launches names them", "[lookup]") {
                                 "(the capture holds none of its launches)");
 }
 
-TEST_CASE("an ordinal without a kernel must belong to one kernel",
-          "[lookup]") {
+TEST_CASE("an ordinal without a kernel must belong to one kernel", "[lookup]") {
   Tables T = tables({"a", "b"}, {{0, 0}, {1, 0}, {0, 1}}, 2);
   CHECK(launch(T, std::nullopt, "1") == "@2");
   CHECK(launch(T, std::nullopt, "@1") == "@1");
@@ -252,4 +249,6 @@ TEST_CASE("messages name a kernel by its bare name when it is unique",
   Tables T = tables({"_Z3addPfi", "_Z3addPdi", "_Z8jacobi2dPKfPfii"}, {}, 0);
   CHECK(shownKernelName(T.view(), 0) == "add(float*, int)");
   CHECK(shownKernelName(T.view(), 2) == "jacobi2d");
+  Tables L = tables({"_Z8jacobi2dPKfPfii"}, {{0, 3}}, 8);
+  CHECK(shownLaunchName(L.view(), 0) == "launch 3 of 'jacobi2d'");
 }
