@@ -18,8 +18,8 @@
 //
 // A launch is numbered the way the application made it: launch N of a kernel
 // is its (N+1)-th launch in the application, the number `r3 record --launch`
-// takes and r3 inspect's launch column shows. "@N" names the capture's N-th
-// launch in the order recorded, whatever its kernel.
+// takes and r3 inspect's launch column shows. "@N" names the capture's
+// launch N (counted from 0 in the order recorded), whatever its kernel.
 #pragma once
 
 #include "capture/Capture.h"

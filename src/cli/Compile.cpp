@@ -297,7 +297,7 @@ CommandSpec compileCommand() {
         "reported. With --capture, the first recorded launch of the kernel (or "
         "--launch N: the kernel's launch N, counted from 0 in the order the "
         "application launched it, as r3 record --launch and r3 inspect number "
-        "it; --launch @N: the capture's N-th launch) is folded in as "
+        "it; --launch @N: the capture's launch N) is folded in as "
         "constants: its scalar arguments (args) and its block and grid "
         "dimensions (dims); the default is args,dims. "
         "Stages are cached under --cache-dir, else $R3_CACHE_DIR, else "

@@ -533,9 +533,9 @@ CommandSpec replayCommand() {
       "name alone (jacobi2d, react for ns::react) when one kernel has it. "
       "--launch N is the kernel's launch N, counted from 0 in the order the "
       "application launched it: the number r3 record --launch takes and "
-      "r3 inspect shows; --launch @N is the capture's N-th launch, whatever "
-      "its kernel. Exit status 0 when every replayed launch verified, 1 "
-      "otherwise.",
+      "r3 inspect shows; --launch @N is the capture's launch N (in the "
+      "order recorded, whatever its kernel). Exit status 0 when every "
+      "replayed launch verified, 1 otherwise.",
       {{"--kernel", "", Arity::Value, "NAME", "the kernel to replay"},
        {"--launch", "", Arity::Value, "N|@N|all",
         "which recorded launch: the kernel's launch N, or the capture's @N "
