@@ -313,6 +313,17 @@ Error noLaunch(const CaptureView &C, uint32_t K, uint64_t N) {
                    "application made them");
 }
 
+/// Why no kernel has a launch N: which launches each kernel has.
+Error noKernelHas(const CaptureView &C, uint64_t N) {
+  std::vector<std::string> Held;
+  for (uint32_t K = 0; K < C.Kernels.size(); ++K)
+    if (std::vector<uint64_t> O = ordinalsOf(C, K); !O.empty())
+      Held.push_back("'" + shownKernelName(C, K) + "' " + describeOrdinals(O));
+  return makeError(C.Path, ": no kernel has a recorded launch ", N,
+                   " (the capture holds ",
+                   Held.empty() ? "no launch" : join(Held, "; "), ")");
+}
+
 Expected<uint32_t> byIndex(const CaptureView &C, uint64_t N) {
   size_t Count = C.Launches.size();
   if (N < Count)
@@ -383,13 +394,7 @@ Expected<uint32_t> findLaunch(const CaptureView &C, LaunchRef Ref) {
                      " each have a launch ", Ref.Number,
                      "; name the kernel, or the capture's launch (",
                      join(At, " or "), ")");
-  std::vector<std::string> Held;
-  for (uint32_t K = 0; K < C.Kernels.size(); ++K)
-    if (std::vector<uint64_t> O = ordinalsOf(C, K); !O.empty())
-      Held.push_back("'" + shownKernelName(C, K) + "' " + describeOrdinals(O));
-  return makeError(C.Path, ": no kernel has a recorded launch ", Ref.Number,
-                   " (the capture holds ",
-                   Held.empty() ? "no launch" : join(Held, "; "), ")");
+  return noKernelHas(C, Ref.Number);
 }
 
 } // namespace r3
