@@ -229,8 +229,8 @@ Expected<uint32_t> dumpedLaunch(const CaptureReader &R, const ParsedArgs &A,
 }
 
 /// Finds "LAUNCH:REGION" (REGION a region index or name) in the capture.
-Expected<std::pair<uint32_t, uint32_t>>
-findRegion(const CaptureReader &R, const ParsedArgs &A) {
+Expected<std::pair<uint32_t, uint32_t>> findRegion(const CaptureReader &R,
+                                                   const ParsedArgs &A) {
   std::string Spec = *A.value("--dump");
   auto Colon = Spec.find(':');
   auto Ref = parseLaunchRef(Spec.substr(0, Colon));
