@@ -24,9 +24,11 @@ class CaptureReader;
 
 /// One kernel to tune.
 struct KernelSpec {
-  std::string Name;    ///< as in the capture (mangled or demangled)
+  std::string Name;    ///< as in the capture (any name KernelLookup.h takes)
   std::string Capture; ///< absolute (resolved against the file's folder)
-  std::vector<uint32_t> Launches; ///< capture launch ordinals; empty: all
+  /// The kernel's launch ordinals (launch N: its (N+1)-th launch in the
+  /// application, as r3 inspect numbers it); empty: every recorded launch.
+  std::vector<uint32_t> Launches;
   std::string Source;             ///< absolute; empty: only the recorded code
   std::vector<std::string> Files; ///< alternative sources (absolute)
   std::vector<std::string> CFlags;
@@ -145,11 +147,11 @@ struct Campaign {
   LlmSpec Llm;
 };
 
-/// The index of the capture's kernel a campaign's [[kernel]] names (by
-/// mangled or demangled name, or a demangled name without its parameters);
-/// an error listing the capture's kernels when none matches.
-Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
-                                      const KernelSpec &Spec);
+/// The capture indices of the launches a [[kernel]] is evaluated on: those
+/// its `launches` name, in that order, or every recorded launch of kernel K
+/// (the capture's kernel the section names, from findKernel).
+Expected<std::vector<uint32_t>>
+kernelLaunches(const CaptureReader &R, uint32_t K, const KernelSpec &Spec);
 
 /// A campaign's grid_rule in the syntax of LaunchRule.h.
 std::string launchRuleText(const std::string &CampaignRule);

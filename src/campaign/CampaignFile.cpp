@@ -182,7 +182,8 @@ void readLaunches(Reader &R, const Section &S, KernelSpec &K) {
   if (!N || N->value<std::string>() == "all")
     return;
   if (!N->is_array())
-    R.D.at(*N, "'launches' must be \"all\" or a list of launch indices, got " +
+    R.D.at(*N, "'launches' must be \"all\" or a list of the kernel's launch "
+               "numbers, got " +
                    describeNode(*N));
   else
     R.readList(S, "launches", K.Launches, R.ints(0, UINT32_MAX));

@@ -11,9 +11,11 @@
 #include "campaign/Transport.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "replay/LaunchRule.h"
 #include "support/FileUtil.h"
 #include "support/Machine.h"
+#include "support/StringUtil.h"
 
 #include <algorithm>
 #include <chrono>
@@ -443,8 +445,22 @@ static Error checkCapture(const Campaign &C, const KernelSpec &K) {
                      " capture, but the campaign's backend is ",
                      backendName(C.Target));
   uint32_t Index = 0;
-  R3_TRY(moveInto(findCampaignKernel(**R, K), Index));
+  R3_TRY(moveInto(findKernel(**R, K.Name), Index));
+  R3_TRY(kernelLaunches(**R, Index, K).takeError());
   return checkGridRule(K, **R, Index);
+}
+
+Error checkCaptures(const Campaign &C) {
+  std::vector<std::string> Mistakes;
+  for (const KernelSpec &K : C.Kernels) {
+    if (!C.MissingCaptures.empty() && !pathExists(K.Capture))
+      continue; // not recorded yet: the dry run says so
+    if (Error E = checkCapture(C, K))
+      Mistakes.push_back(E.message());
+  }
+  if (Mistakes.empty())
+    return Error::success();
+  return Error::make(join(Mistakes, "\n"));
 }
 
 /// The evaluations a history holds; none when it does not exist.
@@ -500,8 +516,7 @@ Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
     return errnoError("tune: pipe");
   // Captures are checked before the database exists, so that a campaign
   // that cannot start leaves nothing behind to "resume".
-  for (const KernelSpec &K : C.Kernels)
-    R3_TRY(checkCapture(C, K));
+  R3_TRY(checkCaptures(C));
   R3_TRY(llmApiKey(C).takeError());
   std::string Live = C.Database;
   if (!O.HistoryLocal.empty())

@@ -81,6 +81,13 @@ struct TuneSummary {
   bool Resumed = false;
 };
 
+/// Checks each kernel's capture against the campaign: it opens, is of the
+/// campaign's backend, holds the kernel the section names and the launches
+/// its `launches` name, and has the arguments its grid rule reads. A capture
+/// not recorded yet (Campaign::MissingCaptures, a dry run) is skipped. The
+/// error holds every mistake, one per line.
+Error checkCaptures(const Campaign &C);
+
 /// Runs (or resumes, when its database exists) a campaign.
 Expected<TuneSummary> runCampaign(const Campaign &C, const TuneOptions &O,
                                   TuneObserver &Observer);

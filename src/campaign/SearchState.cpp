@@ -8,6 +8,7 @@
 #include "campaign/Identity.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "replay/Stats.h"
 #include "support/Machine.h"
 #include "support/StringUtil.h"
@@ -159,24 +160,14 @@ Error SearchState::loadKernel(const KernelSpec &Spec) {
   if (!R)
     return R.takeError();
   uint32_t Index = 0;
-  R3_TRY(moveInto(findCampaignKernel(**R, Spec), Index));
+  R3_TRY(moveInto(findKernel(**R, Spec.Name), Index));
+  std::vector<uint32_t> Launches;
+  R3_TRY(moveInto(kernelLaunches(**R, Index, Spec), Launches));
   KernelState &K = Kernels.emplace_back();
   K.Spec = &Spec;
   auto It = (*R)->kernels().begin() + Index;
   K.Mangled = It->Name;
-  std::vector<uint32_t> Mine;
-  for (uint32_t L = 0; L < (*R)->launches().size(); ++L)
-    if ((*R)->launches()[L].Kernel == Index)
-      Mine.push_back(L);
-  for (uint32_t Ordinal : Spec.Launches) {
-    if (Ordinal >= Mine.size())
-      return makeError(Spec.Capture, ": kernel '", Spec.Name, "' has ",
-                       Mine.size(), " recorded launches; launch ", Ordinal,
-                       " does not exist");
-    K.Launches.push_back(Mine[Ordinal]);
-  }
-  if (Spec.Launches.empty())
-    K.Launches = Mine;
+  K.Launches = std::move(Launches);
   if (!K.Launches.empty()) {
     K.LaunchFacts = describeLaunch(*It, (*R)->launches()[K.Launches.front()]);
     if (K.Launches.size() > 1)

@@ -7,8 +7,8 @@
 
 #include "campaign/Identity.h"
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "compile/CompileCommands.h"
-#include "support/Demangle.h"
 #include "support/Machine.h"
 #include "support/StringUtil.h"
 
@@ -40,22 +40,17 @@ std::string innerLevel(const InnerSettings &S) {
 }
 } // namespace
 
-Expected<uint32_t> findCampaignKernel(const CaptureReader &R,
-                                      const KernelSpec &Spec) {
-  const auto &Ks = R.kernels();
-  auto It = std::find_if(Ks.begin(), Ks.end(), [&](const KernelInfo &I) {
-    std::string D = I.Demangled.empty() ? demangle(I.Name) : I.Demangled;
-    // "jacobi2d" names jacobi2d(int, int, float const*, float*) too.
-    return I.Name == Spec.Name || D == Spec.Name ||
-           D.starts_with(Spec.Name + "(");
-  });
-  if (It != Ks.end())
-    return static_cast<uint32_t>(It - Ks.begin());
-  std::vector<std::string> Names;
-  for (const KernelInfo &I : Ks)
-    Names.push_back(I.Demangled.empty() ? I.Name : I.Demangled);
-  return makeError(Spec.Capture, ": no kernel '", Spec.Name,
-                   "' in the capture (it has ", join(Names, ", "), ")");
+Expected<std::vector<uint32_t>>
+kernelLaunches(const CaptureReader &R, uint32_t K, const KernelSpec &Spec) {
+  if (Spec.Launches.empty())
+    return launchesOf(viewOf(R), K);
+  std::vector<uint32_t> Out;
+  for (uint32_t Ordinal : Spec.Launches) {
+    uint32_t L = 0;
+    R3_TRY(moveInto(findLaunch(R, K, {LaunchNumbering::Ordinal, Ordinal}), L));
+    Out.push_back(L);
+  }
+  return Out;
 }
 
 std::string SearchState::settingsJson(const InnerSettings &S) const {

@@ -13,6 +13,7 @@
 
 #if R3_HAVE_CUDA
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "cli/VariantOptions.h"
 #include "compile/cuda/CudaCompiler.h"
 #include "support/Demangle.h"
@@ -34,7 +35,7 @@ using nlohmann::json;
 struct CompilePlan {
   CudaCompileOptions Options;
   std::optional<std::string> Capture, Output;
-  std::optional<uint32_t> Launch;
+  std::optional<LaunchRef> Launch; ///< none: the kernel's first recorded
   bool Args = false, Dims = false;
   std::string Emit = "cubin";
   bool Json = false;
@@ -81,9 +82,15 @@ Error parseSpecialize(const ParsedArgs &A, CompilePlan &P) {
   if (S && !P.Capture)
     return Error::make("option '--specialize' needs --capture: the recorded "
                        "values come from a capture");
-  if (A.has("--launch") && !P.Capture)
-    return Error::make("option '--launch' needs --capture");
-  R3_TRY(moveInto(boundedOption(A, "--launch", 0, UINT32_MAX), P.Launch));
+  if (auto L = A.value("--launch")) {
+    if (!P.Capture)
+      return Error::make("option '--launch' needs --capture");
+    P.Launch = parseLaunchRef(*L);
+    if (!P.Launch)
+      return makeError("option '--launch' expects a launch of the kernel (N) "
+                       "or the capture's launch N (@N), got '",
+                       *L, "'");
+  }
   return parseSpecializeWords(S.value_or("args,dims"), P.Args, P.Dims);
 }
 
@@ -129,32 +136,18 @@ Expected<CompilePlan> parsePlan(const ParsedArgs &A) {
 
 // --- the capture's values ---
 
-bool namesKernel(const KernelInfo &K, const std::string &Name) {
-  std::string D = K.Demangled.empty() ? demangle(K.Name) : K.Demangled;
-  return K.Name == Name || D == Name || D.substr(0, D.find('(')) == Name;
-}
-
+/// The capture index of the launch to specialize on: --launch, else the
+/// kernel's first recorded launch.
 Expected<uint32_t> launchOf(const CaptureReader &R, const CompilePlan &P) {
-  const std::string &Name = P.Options.Kernel;
-  const auto &Launches = R.launches();
-  if (P.Launch) {
-    if (*P.Launch >= Launches.size())
-      return makeError(R.path(), ": launch ", *P.Launch,
-                       " is out of range: the capture has ", Launches.size(),
-                       " launches");
-    if (!namesKernel(R.kernels()[Launches[*P.Launch].Kernel], Name))
-      return makeError(R.path(), ": launch ", *P.Launch,
-                       " is not a launch of '", Name, "'");
-    return *P.Launch;
-  }
-  for (uint32_t L = 0; L < Launches.size(); ++L)
-    if (namesKernel(R.kernels()[Launches[L].Kernel], Name))
-      return L;
-  std::vector<std::string> Names;
-  for (const KernelInfo &K : R.kernels())
-    Names.push_back(K.Name);
-  return makeError(R.path(), ": no launch of kernel '", Name,
-                   "' (kernels: ", join(Names, ", "), ")");
+  uint32_t K = 0;
+  R3_TRY(moveInto(findKernel(R, P.Options.Kernel), K));
+  if (P.Launch)
+    return findLaunch(R, K, *P.Launch);
+  std::vector<uint32_t> Mine = launchesOf(viewOf(R), K);
+  if (Mine.empty())
+    return makeError(R.path(), ": the capture holds no launch of kernel '",
+                     P.Options.Kernel, "'");
+  return Mine.front();
 }
 
 Error loadSpecialization(CompilePlan &P) {
@@ -302,8 +295,11 @@ CommandSpec compileCommand() {
         "pipeline -> NVPTX -> PTX -> nvJitLink, or NVRTC with --toolchain "
         "nvrtc) and its registers, spills, shared and local memory are "
         "reported. With --capture, the first recorded launch of the kernel (or "
-        "--launch N) is folded in as constants: its scalar arguments (args) "
-        "and its block and grid dimensions (dims); the default is args,dims. "
+        "--launch N: the kernel's launch N, counted from 0 in the order the "
+        "application launched it, as r3 record --launch and r3 inspect number "
+        "it; --launch @N: the capture's launch N) is folded in as "
+        "constants: its scalar arguments (args) and its block and grid "
+        "dimensions (dims); the default is args,dims. "
         "Stages are cached under --cache-dir, else $R3_CACHE_DIR, else "
         "$XDG_CACHE_HOME/r3, else ~/.cache/r3.",
         {{"--source", "", Arity::Value, "FILE", "the kernel's source file"},
@@ -317,8 +313,9 @@ CommandSpec compileCommand() {
           "recorded values to specialize on"},
          {"--specialize", "", Arity::Value, "args|dims|args,dims|none",
           "what of the recorded launch to fold in (needs --capture)"},
-         {"--launch", "", Arity::Value, "N",
-          "the recorded launch to specialize on (default: the kernel's first)"},
+         {"--launch", "", Arity::Value, "N|@N",
+          "the recorded launch to specialize on: the kernel's launch N, or the "
+          "capture's @N (default: the kernel's first)"},
          {"--emit", "", Arity::Value, "ir|ptx|cubin", "what -o writes"},
          {"--output", "-o", Arity::Value, "FILE",
           "write the compiled result here"},

@@ -14,6 +14,7 @@
 #include "cli/Export.h"
 
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "cli/Report.h"
@@ -75,22 +76,19 @@ Expected<ExportPlan> parsePlan(const ParsedArgs &A) {
   return P;
 }
 
+/// The campaign's kernel Name names, by the rules of a capture's kernels.
 Expected<KernelSummary> findKernel(History &H, const std::string &Name) {
   std::vector<EvaluatedCandidate> Evaluations;
   std::vector<KernelSummary> Kernels;
   R3_TRY(moveInto(H.evaluations(), Evaluations));
   R3_TRY(moveInto(summarizeKernels(H, Evaluations), Kernels));
   std::vector<std::string> Names;
-  for (KernelSummary &K : Kernels) {
-    if (K.Kernel.Name == Name)
-      return std::move(K);
+  for (const KernelSummary &K : Kernels)
     Names.push_back(K.Kernel.Name);
-  }
-  std::string Msg = H.path() + ": no kernel '" + Name + "' in the campaign";
-  if (auto Near = closestMatch(Name, Names))
-    return makeError(Msg, "; did you mean '", *Near, "'?");
-  return makeError(Msg, " (it has ", Names.empty() ? "none" : join(Names, ", "),
-                   ")");
+  uint32_t I = 0;
+  R3_TRY(moveInto(
+      lookupKernel(kernelNamesOf(Names), Name, H.path(), "the campaign"), I));
+  return std::move(Kernels[I]);
 }
 
 Error checkBest(const KernelSummary &K, const std::string &History) {
@@ -159,10 +157,10 @@ Expected<BestOf> loadBest(History &H, const ExportPlan &P) {
                      "folder): ",
                      split(C.error().message(), '\n').front());
   B.Spec = std::move(*C);
-  B.KSpec = findKernelSpec(B.Spec, P.Kernel);
+  B.KSpec = findKernelSpec(B.Spec, B.Kernel.Kernel.Name);
   if (!B.KSpec)
     return makeError(H.path(), ": the stored campaign file has no kernel '",
-                     P.Kernel, "'");
+                     B.Kernel.Kernel.Name, "'");
   const VariantRow &V = *B.Kernel.BestVariant;
   if (!V.SourceHash.empty()) {
     std::optional<std::string> Text;
@@ -305,7 +303,7 @@ Expected<RecordedIdentity> recordedIdentity(const KernelSpec &K) {
   std::unique_ptr<CaptureReader> R;
   R3_TRY(moveInto(CaptureReader::open(K.Capture), R));
   uint32_t Index = 0;
-  R3_TRY(moveInto(findCampaignKernel(*R, K), Index));
+  R3_TRY(moveInto(findKernel(*R, K.Name), Index));
   std::vector<uint8_t> Image;
   R3_TRY(moveInto(R->readModule(R->kernels()[Index].Module), Image));
   return RecordedIdentity{

@@ -5,6 +5,7 @@
 
 #include "campaign/Campaign.h"
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "compile/cuda/CudaCompiler.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
@@ -108,11 +109,8 @@ std::string replayCommand(const CudaExportInput &In) {
 Expected<std::vector<uint8_t>> recordedCubin(const CudaExportInput &In) {
   std::unique_ptr<CaptureReader> R;
   R3_TRY(moveInto(CaptureReader::open(In.Capture), R));
-  KernelSpec Spec;
-  Spec.Name = In.KernelName;
-  Spec.Capture = In.Capture;
-  uint32_t K;
-  R3_TRY(moveInto(findCampaignKernel(*R, Spec), K));
+  uint32_t K = 0;
+  R3_TRY(moveInto(findKernel(*R, In.KernelName), K));
   return R->readModule(R->kernels()[K].Module);
 }
 

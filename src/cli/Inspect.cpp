@@ -1,5 +1,6 @@
 // `r3 inspect`: what a capture holds, as a table or as JSON with stable keys.
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "support/StringUtil.h"
@@ -135,6 +136,12 @@ std::string duration(const json &Ns) {
   return Buf;
 }
 
+/// "@3": how r3 replay --launch and r3 compile --launch name a launch by its
+/// index in the capture.
+std::string at(const json &L) {
+  return "@" + std::to_string(L["index"].get<uint32_t>());
+}
+
 void printKernel(const json &K, size_t Index) {
   std::string Name = K["name"];
   std::string Demangled = K["demangled"];
@@ -147,12 +154,12 @@ void printKernel(const json &K, size_t Index) {
       K["app_launches"].get<size_t>(),
       duration(K["app_mean_duration_ns"]).c_str());
   std::printf("  %-6s %-8s %-16s %-14s %-8s %-8s %-11s %-8s %s\n", "launch",
-              "ordinal", "grid", "block", "dynsmem", "regions", "bytes",
+              "capture", "grid", "block", "dynsmem", "regions", "bytes",
               "changed", "duration");
   for (const json &L : K["launches"])
     std::printf(
-        "  %-6u %-8lu %-16s %-14s %-8u %-8zu %-11s %-8zu %s\n",
-        L["index"].get<uint32_t>(), L["ordinal"].get<unsigned long>(),
+        "  %-6lu %-8s %-16s %-14s %-8u %-8zu %-11s %-8zu %s\n",
+        L["ordinal"].get<unsigned long>(), at(L).c_str(),
         dims(L["grid"]).c_str(), dims(L["block"]).c_str(),
         L["dynamic_shared_bytes"].get<uint32_t>(), L["regions"].get<size_t>(),
         formatBytes(L["bytes"].get<uint64_t>()).c_str(),
@@ -161,7 +168,8 @@ void printKernel(const json &K, size_t Index) {
 
 void printRegions(const json &K) {
   for (const json &L : K["launches"]) {
-    std::printf("  launch %u regions:\n", L["index"].get<uint32_t>());
+    std::printf("  launch %lu (%s) regions:\n",
+                L["ordinal"].get<unsigned long>(), at(L).c_str());
     std::printf("    %-6s %-11s %-18s %-11s %-8s %s\n", "region", "kind",
                 "base", "bytes", "changed", "name");
     for (const json &Reg : L["region_list"]) {
@@ -208,26 +216,38 @@ void printTable(const json &J, bool Regions) {
   std::printf("\n");
 }
 
-/// Finds "L:R" (R a region index or name) in the capture.
+/// The capture's launch that "LAUNCH" of --dump names: the kernel's launch N
+/// (of --kernel, or of the one kernel that has a launch N), or @N.
+Expected<uint32_t> dumpedLaunch(const CaptureReader &R, const ParsedArgs &A,
+                                LaunchRef Ref) {
+  if (auto Name = A.value("--kernel")) {
+    uint32_t K = 0;
+    R3_TRY(moveInto(findKernel(R, *Name), K));
+    return findLaunch(R, K, Ref);
+  }
+  return findLaunch(viewOf(R), Ref);
+}
+
+/// Finds "LAUNCH:REGION" (REGION a region index or name) in the capture.
 Expected<std::pair<uint32_t, uint32_t>> findRegion(const CaptureReader &R,
-                                                   const std::string &Spec) {
+                                                   const ParsedArgs &A) {
+  std::string Spec = *A.value("--dump");
   auto Colon = Spec.find(':');
-  auto L = parseUnsigned(Spec.substr(0, Colon));
-  if (Colon == std::string::npos || !L)
-    return makeError("--dump expects LAUNCH:REGION (a region index or name), "
-                     "got '" +
-                     Spec + "'");
-  if (*L >= R.launches().size())
-    return makeError("--dump: launch " + std::to_string(*L) +
-                     " does not exist (the capture has " +
-                     std::to_string(R.launches().size()) + ")");
-  const auto &Regions = R.launches()[*L].Regions;
+  auto Ref = parseLaunchRef(Spec.substr(0, Colon));
+  if (Colon == std::string::npos || !Ref)
+    return makeError("--dump expects LAUNCH:REGION (LAUNCH the kernel's launch "
+                     "N or the capture's @N, REGION a region index or name), "
+                     "got '",
+                     Spec, "'");
+  uint32_t L = 0;
+  R3_TRY(moveInto(dumpedLaunch(R, A, *Ref), L));
+  const auto &Regions = R.launches()[L].Regions;
   std::string Which = Spec.substr(Colon + 1);
   for (uint32_t I = 0; I < Regions.size(); ++I)
     if (Regions[I].Name == Which || std::to_string(I) == Which)
-      return std::pair<uint32_t, uint32_t>(uint32_t(*L), I);
-  return makeError("--dump: launch " + std::to_string(*L) + " has no region '" +
-                   Which + "' (it has " + std::to_string(Regions.size()) +
+      return std::pair<uint32_t, uint32_t>(L, I);
+  return makeError("--dump: ", shownLaunchName(viewOf(R), L),
+                   " has no region '", Which, "' (it has ", Regions.size(),
                    " regions)");
 }
 
@@ -239,7 +259,7 @@ int dumpRegion(const CaptureReader &R, const ParsedArgs &A) {
   auto Out = A.value("--output");
   if (!Out)
     return usageError("--dump needs -o FILE for the region's bytes", "inspect");
-  auto Where = findRegion(R, *A.value("--dump"));
+  auto Where = findRegion(R, A);
   if (!Where)
     return fail(Where.error());
   std::FILE *F = std::fopen(Out->c_str(), "wb");
@@ -270,6 +290,10 @@ int runInspect(const ParsedArgs &A) {
     return fail(Reader.error());
   if (A.has("--dump"))
     return dumpRegion(**Reader, A);
+  if (A.has("--kernel"))
+    return usageError("option '--kernel' applies to --dump: it names the "
+                      "kernel whose launch --dump writes",
+                      "inspect");
   json J = captureJson(**Reader);
   J["checksums"] = "skipped";
   if (!A.has("--no-verify")) {
@@ -292,11 +316,14 @@ CommandSpec inspectCommand() {
       "inspect",
       "list a capture's kernels, launches, regions and timings",
       "CAPTURE.h5 [--format table|json] [--regions] [--no-verify]\n"
-      "       r3 inspect CAPTURE.h5 --dump LAUNCH:REGION [--phase pre|post] "
-      "-o FILE",
+      "       r3 inspect CAPTURE.h5 --dump LAUNCH:REGION [--kernel NAME] "
+      "[--phase pre|post] -o FILE",
       "Every stored byte is read so that every checksum is checked, unless\n"
-      "--no-verify is given. --dump writes one region's raw bytes (REGION is\n"
-      "its index or name), after the launch by default.",
+      "--no-verify is given. A kernel's launches are numbered from 0 in the\n"
+      "order the application launched it (the launch column, what --launch\n"
+      "N takes everywhere); the capture column is the launch's index in the\n"
+      "capture (@N). --dump writes one region's raw bytes (LAUNCH is N or\n"
+      "@N, REGION its index or name), after the launch by default.",
       {{"--format", "", Arity::Value, "table|json",
         "output format (default table)"},
        {"--no-verify", "", Arity::Flag, "",
@@ -304,6 +331,9 @@ CommandSpec inspectCommand() {
        {"--regions", "", Arity::Flag, "", "list every launch's regions"},
        {"--dump", "", Arity::Value, "LAUNCH:REGION",
         "write a region's bytes to the -o file"},
+       {"--kernel", "", Arity::Value, "NAME",
+        "the kernel whose launch --dump names (when several kernels have a "
+        "launch of that number)"},
        {"--phase", "", Arity::Value, "pre|post",
         "which bytes --dump writes (default post)"},
        {"--output", "-o", Arity::Value, "FILE", "where --dump writes"}},

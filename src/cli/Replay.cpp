@@ -11,7 +11,6 @@
 #include "replay/ServerClient.h"
 #include "replay/Stats.h"
 #include "replay/Verify.h"
-#include "support/Demangle.h"
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"
 
@@ -117,11 +116,11 @@ Error parseLaunch(const ParsedArgs &A, ReplayPlan &P) {
   auto V = A.value("--launch");
   if (!V || *V == "all")
     return Error::success();
-  auto N = parseUnsigned(*V);
-  if (!N || *N > UINT32_MAX)
-    return makeError("option '--launch' expects a launch index or 'all', got '",
+  P.Launch = parseLaunchRef(*V);
+  if (!P.Launch)
+    return makeError("option '--launch' expects a launch of the kernel (N), "
+                     "the capture's launch N (@N) or 'all', got '",
                      *V, "'");
-  P.Launch = static_cast<uint32_t>(*N);
   return Error::success();
 }
 
@@ -223,66 +222,30 @@ std::vector<std::string> kernelNames(const CaptureReader &R) {
   return Names;
 }
 
-/// "ns::saxpy" of "ns::saxpy(float*, int)"; the name itself when plain.
-std::string bareName(const KernelInfo &K) {
-  std::string D = K.Demangled.empty() ? demangle(K.Name) : K.Demangled;
-  if (D.empty())
-    D = K.Name;
-  return D.substr(0, D.find('('));
+SelectedLaunch selected(const CaptureReader &R, uint32_t L) {
+  const LaunchInfo &Info = R.launches()[L];
+  return {L, Info.Kernel, Info.Ordinal};
 }
 
-Expected<uint32_t> findKernel(const CaptureReader &R, const std::string &Name) {
-  for (uint32_t K = 0; K < R.kernels().size(); ++K)
-    if (R.kernels()[K].Name == Name || R.kernels()[K].Demangled == Name)
-      return K;
-  // A bare name ("react", or "ns::react") when exactly one kernel has it.
-  std::optional<uint32_t> Bare;
-  for (uint32_t K = 0; K < R.kernels().size(); ++K) {
-    std::string B = bareName(R.kernels()[K]);
-    bool Tail = B.size() > Name.size() && B.ends_with("::" + Name);
-    if (B == Name || Tail) {
-      if (Bare)
-        return makeError(R.path(), ": the kernel name '", Name,
-                         "' is ambiguous: give the mangled or the full "
-                         "demangled name");
-      Bare = K;
-    }
-  }
-  if (Bare)
-    return *Bare;
-  std::vector<std::string> Names = kernelNames(R);
-  for (const KernelInfo &K : R.kernels())
-    if (!K.Demangled.empty())
-      Names.push_back(K.Demangled);
-  std::string Msg = R.path() + ": no kernel '" + Name + "' in the capture";
-  if (auto Best = closestMatch(Name, Names))
-    return makeError(Msg, "; did you mean '", *Best, "'?");
-  return makeError(Msg, " (it has ", join(kernelNames(R), ", "), ")");
-}
-
-/// The (launch, kernel) pairs to replay, in capture order.
-Expected<std::vector<std::pair<uint32_t, uint32_t>>>
-selectLaunches(const CaptureReader &R, const ReplayPlan &P) {
+/// The launches to replay, in capture order: --launch N is launch N of the
+/// --kernel (or of the one kernel that has a launch N), --launch @N the
+/// capture's launch N.
+Expected<LaunchSelection> selectLaunches(const CaptureReader &R,
+                                         const ReplayPlan &P) {
   std::optional<uint32_t> K;
   if (P.Kernel)
     R3_TRY(moveInto(findKernel(R, *P.Kernel), K));
-  const auto &Launches = R.launches();
-  std::vector<std::pair<uint32_t, uint32_t>> Out;
   if (P.Launch) {
-    if (*P.Launch >= Launches.size())
-      return makeError(R.path(), ": launch ", *P.Launch,
-                       " is out of range: the capture has ", Launches.size(),
-                       " launches (0-", Launches.size() - 1, ")");
-    uint32_t Of = Launches[*P.Launch].Kernel;
-    if (K && Of != *K)
-      return makeError(R.path(), ": launch ", *P.Launch,
-                       " is a launch of kernel '", R.kernels()[Of].Name,
-                       "', not of '", *P.Kernel, "'");
-    return std::vector<std::pair<uint32_t, uint32_t>>{{*P.Launch, Of}};
+    uint32_t L = 0;
+    R3_TRY(moveInto(K ? findLaunch(R, *K, *P.Launch)
+                      : findLaunch(viewOf(R), *P.Launch),
+                    L));
+    return LaunchSelection{selected(R, L)};
   }
-  for (uint32_t L = 0; L < Launches.size(); ++L)
-    if (!K || Launches[L].Kernel == *K)
-      Out.push_back({L, Launches[L].Kernel});
+  LaunchSelection Out;
+  for (uint32_t L = 0; L < R.launches().size(); ++L)
+    if (!K || R.launches()[L].Kernel == *K)
+      Out.push_back(selected(R, L));
   if (Out.empty())
     return makeError(R.path(), ": no recorded launch to replay");
   return Out;
@@ -310,7 +273,7 @@ json optionalJson(const std::optional<int64_t> &V) {
   return V ? json(*V) : json(nullptr);
 }
 
-json resultJson(const std::string &Kernel, uint32_t Launch,
+json resultJson(const std::string &Kernel, const SelectedLaunch &Launch,
                 const CandidateResult &R, double EvalMs, double NoiseThreshold,
                 const json &Extra) {
   TimingStats S = computeStatsMs(R.TimesNs);
@@ -322,7 +285,8 @@ json resultJson(const std::string &Kernel, uint32_t Launch,
       Timed && S.Median > 0 && (S.CiHigh - S.CiLow) / S.Median > NoiseThreshold;
   json J = {
       {"kernel", Kernel},
-      {"launch", Launch},
+      {"launch", Launch.Ordinal},
+      {"capture_launch", Launch.Launch},
       {"verified", R.Verified},
       {"failure", R.Failure == FailureKind::None
                       ? json(nullptr)
@@ -395,9 +359,9 @@ void printTableRow(const json &J) {
   std::string Compile = duration(J["compile_ms"]);
   if (J["noisy"].get<bool>())
     Pipeline += "  (noisy: the 95% CI is wider than the noise threshold)";
-  std::printf("%-16s %-6u %-13s %-9s %-21s %-9s %-5zu %-10s %-8s %s\n",
+  std::printf("%-16s %-6llu %-13s %-9s %-21s %-9s %-5zu %-10s %-8s %s\n",
               J["kernel"].get<std::string>().c_str(),
-              J["launch"].get<uint32_t>(), Result.c_str(),
+              J["launch"].get<unsigned long long>(), Result.c_str(),
               duration(J["median_ms"]).c_str(), Ci.c_str(),
               duration(J["min_ms"]).c_str(), J["repetitions"].get<size_t>(),
               Compile.c_str(), J["poisoned"].get<bool>() ? "yes" : "no",
@@ -411,7 +375,7 @@ void printTableRow(const json &J) {
                 J["nondeterminism"].get<std::string>().c_str());
 }
 
-void Printer::print(const std::string &Kernel, uint32_t Launch,
+void Printer::print(const std::string &Kernel, const SelectedLaunch &Launch,
                     const CandidateResult &R, double EvalMs,
                     const json &Extra) {
   json J = resultJson(Kernel, Launch, R, EvalMs, NoiseThreshold, Extra);
@@ -460,13 +424,12 @@ Expected<CandidateResult> replayLaunch(ServerClient &Client,
 using SourceCache =
     std::map<uint32_t, std::pair<CandidateResult, std::vector<uint8_t>>>;
 
-Expected<bool>
-replayPipeline(ServerClient &Client, const CaptureReader &R,
-               const ReplayPlan &P,
-               const std::vector<std::pair<uint32_t, uint32_t>> &Sel,
-               SourceCache &Sources, Printer &Out) {
+Expected<bool> replayPipeline(ServerClient &Client, const CaptureReader &R,
+                              const ReplayPlan &P, const LaunchSelection &Sel,
+                              SourceCache &Sources, Printer &Out) {
   bool AllVerified = true;
-  for (auto [Launch, K] : Sel) {
+  for (const SelectedLaunch &One : Sel) {
+    uint32_t Launch = One.Launch, K = One.Kernel;
     auto Start = std::chrono::steady_clock::now();
     const std::string &Kernel = R.kernels()[K].Name;
     std::vector<uint8_t> *Bitcode = nullptr;
@@ -483,7 +446,7 @@ replayPipeline(ServerClient &Client, const CaptureReader &R,
       R3_TRY(moveInto(replayLaunch(Client, P, Kernel, Launch, Bitcode), Res));
     if (Res.Sandbox.empty())
       Res.Sandbox = Client.opened().Sandbox;
-    Out.print(Kernel, Launch, Res, msSince(Start));
+    Out.print(Kernel, One, Res, msSince(Start));
     AllVerified &= Res.Verified;
   }
   return AllVerified;
@@ -491,9 +454,8 @@ replayPipeline(ServerClient &Client, const CaptureReader &R,
 
 /// Each pipeline is one candidate per launch, all in one server (which a
 /// crash or a timeout restarts), as a campaign evaluates them.
-Expected<bool>
-replayAll(const CaptureReader &R, const ReplayPlan &P,
-          const std::vector<std::pair<uint32_t, uint32_t>> &Sel) {
+Expected<bool> replayAll(const CaptureReader &R, const ReplayPlan &P,
+                         const LaunchSelection &Sel) {
   ServerOptions O;
   O.CapturePath = P.Capture;
   O.AddressSpaceBytes =
@@ -567,11 +529,17 @@ CommandSpec replayCommand() {
       "baseline. Each launch runs in a sandboxed replay server; a candidate "
       "that crashes or runs past its timeout is reported as such. --pipeline "
       "may be repeated: each pipeline is one more candidate, evaluated in the "
-      "same server. Exit status 0 when every replayed launch verified, 1 "
-      "otherwise.",
+      "same server. --kernel takes the mangled or demangled name, or the "
+      "name alone (jacobi2d, react for ns::react) when one kernel has it. "
+      "--launch N is the kernel's launch N, counted from 0 in the order the "
+      "application launched it: the number r3 record --launch takes and "
+      "r3 inspect shows; --launch @N is the capture's launch N (in the "
+      "order recorded, whatever its kernel). Exit status 0 when every "
+      "replayed launch verified, 1 otherwise.",
       {{"--kernel", "", Arity::Value, "NAME", "the kernel to replay"},
-       {"--launch", "", Arity::Value, "N|all",
-        "which recorded launch (default all)"},
+       {"--launch", "", Arity::Value, "N|@N|all",
+        "which recorded launch: the kernel's launch N, or the capture's @N "
+        "(default all)"},
        {"--source", "", Arity::Value, "FILE",
         "compile the kernel from this source"},
        {"--block", "", Arity::Value, "X[,Y,Z]",

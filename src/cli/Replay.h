@@ -4,6 +4,7 @@
 #pragma once
 
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "cli/Args.h"
 #include "replay/Candidate.h"
 
@@ -22,7 +23,7 @@ struct ReplayPlan {
   std::string Capture;
   Candidate Base; ///< everything but the kernel and the launch
   std::optional<std::string> Kernel, Source;
-  std::optional<uint32_t> Launch; ///< none: all
+  std::optional<LaunchRef> Launch; ///< none: all
   std::vector<std::string> CFlags;
   /// --pipeline, repeatable: each is one more candidate, evaluated in the same
   /// server; empty: the default pipeline only.
@@ -35,15 +36,22 @@ struct ReplayPlan {
   bool Json = false;
 };
 
-/// (launch, kernel) pairs, in capture order.
-using LaunchSelection = std::vector<std::pair<uint32_t, uint32_t>>;
+/// One launch to replay: its index in the capture, its kernel, and which
+/// launch of that kernel it is (the number users see and give).
+struct SelectedLaunch {
+  uint32_t Launch = 0, Kernel = 0;
+  uint64_t Ordinal = 0;
+};
+/// The launches to replay, in capture order.
+using LaunchSelection = std::vector<SelectedLaunch>;
 
 namespace replay {
 using nlohmann::json;
 
-/// One result as the JSON object `--format json` prints; Extra's keys are
-/// added (the CUDA compile report's).
-json resultJson(const std::string &Kernel, uint32_t Launch,
+/// One result as the JSON object `--format json` prints ("launch": the
+/// kernel's launch ordinal, "capture_launch": the capture's index); Extra's
+/// keys are added (the CUDA compile report's).
+json resultJson(const std::string &Kernel, const SelectedLaunch &Launch,
                 const CandidateResult &R, double EvalMs, double NoiseThreshold,
                 const json &Extra = json::object());
 
@@ -54,7 +62,7 @@ struct Printer {
   std::string Backend; ///< "host", "cuda"
   double NoiseThreshold = 0.05;
   bool HeaderDone = false;
-  void print(const std::string &Kernel, uint32_t Launch,
+  void print(const std::string &Kernel, const SelectedLaunch &Launch,
              const CandidateResult &R, double EvalMs,
              const json &Extra = json::object());
 };

@@ -296,7 +296,8 @@ Expected<bool> CudaReplay::run(const LaunchSelection &Sel) {
   for (const std::string *Source : Sources)
     for (const std::string &Pipeline : Pipelines)
       for (const std::optional<Dim3> &Block : Blocks)
-        for (auto [Launch, K] : Sel) {
+        for (const SelectedLaunch &One : Sel) {
+          uint32_t Launch = One.Launch, K = One.Kernel;
           C.Block = Block;
           auto Start = std::chrono::steady_clock::now();
           json Extra = appJson(R.launches()[Launch], R.kernels()[K]);
@@ -305,7 +306,7 @@ Expected<bool> CudaReplay::run(const LaunchSelection &Sel) {
           if (Res.Sandbox.empty())
             Res.Sandbox = Client.opened().Sandbox;
           Extra["server_starts"] = Client.starts();
-          Out.print(R.kernels()[K].Name, Launch, Res, msSince(Start), Extra);
+          Out.print(R.kernels()[K].Name, One, Res, msSince(Start), Extra);
           All &= Res.Verified;
         }
   return All;

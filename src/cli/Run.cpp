@@ -14,6 +14,7 @@
 // kernels) and with the host runtime's use-library named (host kernels);
 // every process of it writes a report at exit, and the summary printed (on
 // stderr, so that the application's output stays its own) adds them up.
+#include "capture/KernelLookup.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "cli/Export.h"
@@ -266,11 +267,17 @@ struct Gathering {
   std::vector<Offer> Offers;
   std::vector<std::string> Names; ///< every kernel seen, wanted or not
 
-  /// Whether the user wants Kernel (no --kernel: every one); notes its name.
+  /// Whether the user may want Kernel (no --kernel: every one); notes its
+  /// name. Any --kernel that would name it alone will do here:
+  /// resolveKernelNames decides among all the kernels seen.
   bool wanted(const std::string &Kernel) {
     Names.push_back(Kernel);
-    return O.Kernels.empty() || std::find(O.Kernels.begin(), O.Kernels.end(),
-                                          Kernel) != O.Kernels.end();
+    std::vector<KernelName> One = kernelNamesOf({Kernel});
+    return O.Kernels.empty() ||
+           std::any_of(O.Kernels.begin(), O.Kernels.end(),
+                       [&](const std::string &Given) {
+                         return bool(lookupKernel(One, Given, "", ""));
+                       });
   }
 
   std::string nextArtifact() const {
@@ -337,15 +344,24 @@ struct Gathering {
     return Error::success();
   }
 
-  Error checkKernelNames() const {
-    for (const std::string &K : O.Kernels)
-      if (std::find(Names.begin(), Names.end(), K) == Names.end()) {
-        std::string Msg =
-            "--kernel '" + K + "': no such kernel in " + join(O.Uses, ", ");
-        if (auto Near = closestMatch(K, Names))
-          return makeError(Msg, "; did you mean '", *Near, "'?");
-        return Error::make(Msg);
-      }
+  /// Each --kernel names one of the kernels seen (the rules of
+  /// KernelLookup.h); the offers of the others are dropped.
+  Error resolveKernelNames() {
+    if (O.Kernels.empty())
+      return Error::success();
+    std::vector<KernelName> All = kernelNamesOf(Names);
+    std::vector<std::string> Chosen;
+    for (const std::string &Given : O.Kernels) {
+      auto I =
+          lookupKernel(All, Given, join(O.Uses, ", "),
+                       O.Uses.size() == 1 ? "the campaign" : "the campaigns");
+      if (!I)
+        return makeError("option '--kernel': ", I.error().message());
+      Chosen.push_back(All[*I].Mangled);
+    }
+    std::erase_if(Offers, [&](const Offer &Of) {
+      return std::find(Chosen.begin(), Chosen.end(), Of.Kernel) == Chosen.end();
+    });
     return Error::success();
   }
 };
@@ -534,7 +550,7 @@ int runApplication(RunOptions &O) {
       if (E)
         return fail(E);
     }
-    if (Error E = G.checkKernelNames())
+    if (Error E = G.resolveKernelNames())
       return usageError(E.message(), "run");
   }
   std::vector<Offer> &Offers = G.Offers;

@@ -113,6 +113,11 @@ int dryRun(const Campaign &C) {
     std::printf("%s\n", Line.c_str());
   std::printf("database: %s%s\n", C.Database.c_str(),
               pathExists(C.Database) ? " (exists: r3 tune resumes it)" : "");
+  // The captures recorded so far hold the kernels and launches named.
+  Error Captures = checkCaptures(C);
+  if (Captures)
+    for (const std::string &Line : split(Captures.message(), '\n'))
+      printError(Line);
   // Everything else is valid; the campaign cannot run until its captures
   // are recorded.
   bool Recipe = pathExists((fs::path(C.Dir) / "build.sh").string());
@@ -122,7 +127,7 @@ int dryRun(const Campaign &C) {
                (Recipe ? "./build.sh beside the campaign records it"
                        : "record it with r3 record -o " + Missing +
                              " -- APP ARGS"));
-  return C.MissingCaptures.empty() ? ExitSuccess : ExitFailure;
+  return C.MissingCaptures.empty() && !Captures ? ExitSuccess : ExitFailure;
 }
 
 void printSummary(const TuneSummary &S, const Campaign &C) {

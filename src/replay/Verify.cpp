@@ -249,9 +249,8 @@ std::string runName(uint32_t Index, uint32_t Warmup) {
                         : "timed run " + std::to_string(Index - Warmup + 1);
 }
 
-std::string laterRunMessage(uint32_t Launch, const std::string &Run,
-                            const std::string &Checked,
-                            const VerifyReport &R) {
+std::string laterRunMessage(uint64_t Launch, const std::string &Run,
+                            const std::string &Checked, const VerifyReport &R) {
   return "launch " + std::to_string(Launch) + ": " + Run +
          " gave a different result than the verification run, which passed (" +
          Checked + "): " + R.message();

@@ -77,10 +77,10 @@ std::string runName(uint32_t Index, uint32_t Warmup);
 /// The message of a wrong result that a run after the verification run
 /// gave: that the verification run passed (a candidate that works only when
 /// it is watched), which runs are checked (Checked: "every run's outputs
-/// are checked"), and what differs.
-std::string laterRunMessage(uint32_t Launch, const std::string &Run,
-                            const std::string &Checked,
-                            const VerifyReport &R);
+/// are checked"), and what differs. Launch is the kernel's launch number
+/// (LaunchInfo::Ordinal), as every message names a launch.
+std::string laterRunMessage(uint64_t Launch, const std::string &Run,
+                            const std::string &Checked, const VerifyReport &R);
 
 /// Fills with 0xff the bytes of Live from the first to the last byte whose
 /// recorded value changed (Pre != Post), so that an output the candidate does

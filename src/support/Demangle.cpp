@@ -7,6 +7,10 @@
 namespace r3 {
 
 std::string demangle(const std::string &Mangled) {
+  // __cxa_demangle also decodes bare type encodings: an extern "C" kernel
+  // named "f" would come back as "float". Only "_Z" names are functions.
+  if (Mangled.compare(0, 2, "_Z") != 0)
+    return "";
   int Status = 0;
   char *Out = abi::__cxa_demangle(Mangled.c_str(), nullptr, nullptr, &Status);
   std::string Result = Status == 0 && Out ? Out : "";

@@ -276,8 +276,9 @@ TEST_CASE("replay server: open errors are errors") {
   C = ServerClient::create(O);
   REQUIRE_FALSE(C);
   CHECK(C.error().message().find(
-            "cannot map launch 0, region 'y' (heap 0xffffffffff600000 +4000) "
-            "at its recorded address") != std::string::npos);
+            "cannot map launch 0 of 'saxpy', region 'y' (heap "
+            "0xffffffffff600000 +4000) at its recorded address") !=
+        std::string::npos);
 }
 
 TEST_CASE("replay protocol: a candidate and a result survive encoding") {

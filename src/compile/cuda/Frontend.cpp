@@ -6,10 +6,10 @@
 // texture headers CUDA 13 removed. clang's -MD dependency file lists every
 // file the source read, which is what the cache checks a front-end entry
 // against. The kernel is then found by any of its names and extracted.
+#include "capture/KernelLookup.h"
 #include "compile/Extract.h"
 #include "compile/cuda/Stages.h"
 #include "compile/host/HostJit.h"
-#include "support/Demangle.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
 #include "support/Process.h"
@@ -134,25 +134,6 @@ std::vector<std::string> kernelsOf(const Module &M) {
   return Names;
 }
 
-/// "jacobi2d" of "jacobi2d(float const*, float*, int, int)", and "f<int>" of
-/// "void f<int>(int*)".
-std::string bareName(const std::string &Demangled) {
-  std::string Head = Demangled.substr(0, Demangled.find('('));
-  size_t Space = Head.rfind(' ');
-  size_t Angle = Head.find('<');
-  if (Space != std::string::npos &&
-      (Angle == std::string::npos || Space < Angle))
-    Head = Head.substr(Space + 1);
-  return Head;
-}
-
-std::string describeKernels(const std::vector<std::string> &Kernels) {
-  std::vector<std::string> Shown;
-  for (const std::string &K : Kernels)
-    Shown.push_back(demangle(K));
-  return Shown.empty() ? "none" : join(Shown, ", ");
-}
-
 } // namespace
 
 std::vector<std::string> dependenciesOf(const std::string &DepFile) {
@@ -221,22 +202,10 @@ Expected<std::string> resolveKernel(const Module &M, const std::string &Given,
 Expected<std::string> resolveKernelName(const std::vector<std::string> &Kernels,
                                         const std::string &Given,
                                         const std::string &File) {
-  std::vector<std::string> Bare;
-  for (const std::string &K : Kernels) {
-    std::string D = demangle(K);
-    if (K == Given || D == Given)
-      return K;
-    if (bareName(D) == Given)
-      Bare.push_back(K);
-  }
-  if (Bare.size() == 1)
-    return Bare.front();
-  if (Bare.size() > 1)
-    return makeError("kernel name '", Given, "' is ambiguous in ", File, " (",
-                     describeKernels(Bare),
-                     "): give the full signature or the mangled name");
-  return makeError("no kernel '", Given, "' in ", File,
-                   " (kernels: ", describeKernels(Kernels), ")");
+  uint32_t I = 0;
+  R3_TRY(moveInto(
+      lookupKernel(kernelNamesOf(Kernels), Given, File, "the source"), I));
+  return Kernels[I];
 }
 
 Expected<std::unique_ptr<Module>> extractCuda(const Module &M,

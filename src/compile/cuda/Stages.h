@@ -67,8 +67,9 @@ Expected<std::unique_ptr<llvm::Module>> parseBitcode(const std::string &Bytes,
                                                      llvm::LLVMContext &Ctx,
                                                      const std::string &What);
 
-/// The mangled name of the kernel Given (mangled, demangled, or a bare name
-/// when only one kernel has it) among M's kernels; the error lists them.
+/// The mangled name of the kernel Given names among M's kernels, by the
+/// rules of capture/KernelLookup.h (mangled, demangled, or a bare name when
+/// only one kernel has it); an ambiguity or "did you mean" otherwise.
 Expected<std::string> resolveKernel(const llvm::Module &M,
                                     const std::string &Given,
                                     const std::string &File);

@@ -22,6 +22,7 @@
 #include "replay/cuda/CudaDevice.h"
 
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "replay/cuda/CudaApi.h"
 #include "replay/cuda/CudaLaunch.h"
 #include "replay/cuda/DeviceSpace.h"
@@ -178,7 +179,7 @@ std::vector<SpanRequest> CudaDevice::requests() const {
       if (R.Kind != RegionKind::Global)
         Requests.push_back(
             {R.Base, R.Size,
-             "launch " + std::to_string(L) + ", " + regionLabel(R, I)});
+             shownLaunchName(viewOf(*Reader), L) + ", " + regionLabel(R, I)});
     }
   return Requests;
 }
@@ -292,7 +293,7 @@ Expected<LaunchStatus> CudaDevice::shapeFor(const Candidate &C,
     auto G = Rule ? applyGridRule(*Rule, V) : Expected<Dim3>(Rule.takeError());
     if (!G)
       return LaunchStatus{FailureKind::InvalidLaunch,
-                          "launch " + std::to_string(L.index()) +
+                          "launch " + std::to_string(L.info().Ordinal) +
                               ": the grid rule: " + G.takeError().message(),
                           false, 0};
     Shape.Grid = *G;
@@ -337,9 +338,10 @@ Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
   VerifyReport V;
   R3_TRY(moveInto(verifyLaunch(L, At, C.Verify), V));
   if (!V.passed())
-    return LaunchStatus{
-        FailureKind::WrongResult,
-        "launch " + std::to_string(L.index()) + ": " + V.message(), false, 0};
+    return LaunchStatus{FailureKind::WrongResult,
+                        "launch " + std::to_string(L.info().Ordinal) + ": " +
+                            V.message(),
+                        false, 0};
   return timedRuns(C, L, At, Shape, Poison, Hooks, Times, Res);
 }
 
@@ -354,7 +356,7 @@ Expected<LaunchStatus> checkLaterRun(const Candidate &C, const LaunchData &L,
     return LaunchStatus{};
   return LaunchStatus{
       FailureKind::WrongResult,
-      laterRunMessage(L.index(), runName(Index, C.Warmup),
+      laterRunMessage(L.info().Ordinal, runName(Index, C.Warmup),
                       "the outputs of the last run and of one run picked at "
                       "random are checked",
                       V),
@@ -465,7 +467,7 @@ Expected<LaunchStatus> CudaDevice::spreadOf(const Candidate &C, LaunchData &L,
       R3_TRY(check(api().cuMemcpyDtoH(Got.data(), At.Address[I], Got.size()),
                    "cuMemcpyDtoH"));
       RegionSpread &R = Spread[I];
-      R.Label = "launch " + std::to_string(L.index()) + ", " +
+      R.Label = "launch " + std::to_string(L.info().Ordinal) + ", " +
                 regionLabel(Regions[I], I);
       R.add(L.post(I), Got);
     }

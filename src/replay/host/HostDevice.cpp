@@ -4,6 +4,7 @@
 #include "replay/host/HostDevice.h"
 
 #include "capture/CaptureReader.h"
+#include "capture/KernelLookup.h"
 #include "replay/host/LaunchRunner.h"
 #include "support/Machine.h"
 
@@ -55,7 +56,7 @@ Error HostDevice::reserve() {
       const RegionInfo &R = Launches[L].Regions[I];
       Spans.push_back(
           {R.Base, R.Size,
-           "launch " + std::to_string(L) + ", " + regionLabel(R, I)});
+           shownLaunchName(viewOf(*Reader), L) + ", " + regionLabel(R, I)});
     }
   return moveInto(AddressReservation::reserve(Spans), Space);
 }

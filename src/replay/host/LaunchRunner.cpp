@@ -148,7 +148,7 @@ LaunchOutcome checkMemory(const LaunchImage &L, const KernelSignature &Sig,
                           const RunSettings &S, const std::string &Run,
                           uint64_t Ret) {
   LaunchOutcome O;
-  std::string At = "launch " + std::to_string(L.Index) + ": ";
+  std::string At = "launch " + std::to_string(L.Ordinal) + ": ";
   if (std::string Outside = slackWritten(L); !Outside.empty()) {
     O.Failure = FailureKind::WrongResult;
     O.Message = At + (Run.empty() ? "the verification run" : Run) + " " +
@@ -159,10 +159,10 @@ LaunchOutcome checkMemory(const LaunchImage &L, const KernelSignature &Sig,
   if (Report.passed())
     return O;
   O.Failure = FailureKind::WrongResult;
-  O.Message = Run.empty() ? At + Report.message()
-                          : laterRunMessage(L.Index, Run,
-                                            "every run's outputs are checked",
-                                            Report);
+  O.Message = Run.empty()
+                  ? At + Report.message()
+                  : laterRunMessage(L.Ordinal, Run,
+                                    "every run's outputs are checked", Report);
   return O;
 }
 
@@ -179,7 +179,7 @@ LaunchOutcome oneRun(const LaunchImage &L, HostEntry Entry,
   std::optional<TaskCount> Before = countTasks();
   Ns = timedCall(Entry, L, Ret);
   std::string Left = tasksLeft(Before, countTasks());
-  std::string Which = "launch " + std::to_string(L.Index) + ": " +
+  std::string Which = "launch " + std::to_string(L.Ordinal) + ": " +
                       (Run.empty() ? "the verification run" : Run);
   LaunchOutcome O;
   if (!Left.empty()) {
@@ -233,6 +233,7 @@ Expected<LaunchImage> loadLaunch(const CaptureReader &R, uint32_t Launch) {
   const LaunchInfo &Info = R.launches()[Launch];
   LaunchImage L;
   L.Index = Launch;
+  L.Ordinal = Info.Ordinal;
   L.Regions = Info.Regions;
   L.Slots.resize(Info.Params.size() / 8);
   std::memcpy(L.Slots.data(), Info.Params.data(), L.Slots.size() * 8);
@@ -285,7 +286,7 @@ std::string slotMismatch(const LaunchImage &L, const KernelSignature &Sig) {
   size_t Want = Sig.NumParams + (Sig.ReturnSize ? 1 : 0);
   if (L.Slots.size() == Want)
     return {};
-  return "launch " + std::to_string(L.Index) + " recorded " +
+  return "launch " + std::to_string(L.Ordinal) + " recorded " +
          std::to_string(L.Slots.size()) +
          " argument slots (8 bytes each, the return value's last), but the " +
          "kernel takes " + std::to_string(Sig.NumParams) + " parameters" +

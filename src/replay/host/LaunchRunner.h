@@ -25,7 +25,8 @@ namespace r3 {
 
 /// The recorded bytes of one launch, read from the capture once.
 struct LaunchImage {
-  uint32_t Index = 0;
+  uint32_t Index = 0;   ///< in the capture
+  uint64_t Ordinal = 0; ///< the kernel's launch number: what messages say
   std::vector<RegionInfo> Regions;
   std::vector<MappedSpan> Spans; ///< one per region, labelled
   std::vector<std::vector<uint8_t>> Pre;

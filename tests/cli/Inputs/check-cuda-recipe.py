@@ -57,7 +57,7 @@ class Capture:
             tmp = f.name
         try:
             subprocess.run([self.r3, "inspect", self.path, "--dump",
-                            "%d:%s" % (launch["index"], region), "--phase", phase,
+                            "@%d:%s" % (launch["index"], region), "--phase", phase,
                             "-o", tmp], check=True)
             with open(tmp, "rb") as f:
                 return f.read()

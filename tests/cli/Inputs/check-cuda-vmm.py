@@ -34,7 +34,7 @@ def region_bytes(r3, capture, launch, index, phase):
     with tempfile.NamedTemporaryFile(delete=False) as f:
         path = f.name
     try:
-        subprocess.run([r3, "inspect", capture, "--dump", "%d:%s" % (launch, index),
+        subprocess.run([r3, "inspect", capture, "--dump", "@%d:%s" % (launch, index),
                         "--phase", phase, "-o", path], check=True)
         with open(path, "rb") as f:
             return f.read()
