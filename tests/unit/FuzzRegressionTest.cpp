@@ -12,6 +12,7 @@
 #include "record/CaptureSink.h"
 #include "record/Messages.h"
 #include "replay/ServerProtocol.h"
+#include "support/Frame.h"
 
 #include <hdf5.h>
 
@@ -87,22 +88,34 @@ TEST_CASE("fuzz: a replay server frame that claims gigabytes costs only the "
           "[fuzz]") {
   // Found by r3-fuzz-server-protocol: readFrame sized its buffers by the
   // header's lengths before reading (a 4 GiB allocation for a 16-byte input).
-  std::vector<uint8_t> In = header(101, 0xF7000000u, 0);
-  In.insert(In.end(), {1, 2, 3});
-  long Growth = peakGrowthMiB([&] {
+  // A claim beyond what the protocol's frames carry is refused at once
+  // (support/Frame.h's limits); one within them costs what arrives.
+  for (uint32_t Meta : {0xF7000000u, 60u << 20}) {
+    std::vector<uint8_t> In = header(101, Meta, 0);
+    In.insert(In.end(), {1, 2, 3});
+    long Growth = peakGrowthMiB([&] {
+      int Fd = streamOf(In);
+      ServerFrameData F;
+      (void)readFrame(Fd, std::nullopt, F);
+    });
+    CHECK(Growth >= 0);
+    CHECK(Growth < 200);
+  }
+  auto readOne = [](uint32_t Meta) {
+    std::vector<uint8_t> In = header(101, Meta, 0);
+    In.insert(In.end(), {1, 2, 3});
     int Fd = streamOf(In);
     ServerFrameData F;
-    (void)readFrame(Fd, std::nullopt, F);
-  });
-  CHECK(Growth >= 0);
-  CHECK(Growth < 200);
-  int Fd = streamOf(In);
-  ServerFrameData F;
-  auto S = readFrame(Fd, std::nullopt, F);
-  ::close(Fd);
-  REQUIRE_FALSE(S);
-  CHECK(S.error().message() == "replay server protocol: the stream ended "
-                               "inside a frame (3 of 4143972352 bytes)");
+    auto S = readFrame(Fd, std::nullopt, F);
+    ::close(Fd);
+    REQUIRE_FALSE(S);
+    return S.error().message();
+  };
+  CHECK(readOne(0xF7000000u) ==
+        "replay server protocol: a frame of type 101 claims 4143972352 meta "
+        "bytes, more than any of its frames carries (67108864)");
+  CHECK(readOne(60u << 20) == "replay server protocol: the stream ended "
+                              "inside a frame (3 of 62914560 bytes)");
 }
 
 TEST_CASE("fuzz: a worker message that claims gigabytes costs only the bytes "
@@ -298,4 +311,58 @@ TEST_CASE("capture superblocks are checked before HDF5 reads them", "[fuzz]") {
   CHECK(Patched(8, 0x0808080808080807ull)
             .starts_with("HDF5 superblock version 7 is not one HDF5 writes"));
   std::filesystem::remove(Path);
+}
+
+TEST_CASE("fuzz: a frame that claims more than its protocol carries is "
+          "refused before it is read",
+          "[fuzz]") {
+  // The shared frame reader (support/Frame.h, which the compile server
+  // reads its requests and replies with) checks a header's claims against
+  // the protocol's limits before it reads anything; what passes is read as
+  // its bytes arrive.
+  const wire::FrameLimits Limits{201, 203, 1u << 20, 8};
+  auto readAll = [&](const std::vector<uint8_t> &In) {
+    int Fd = streamOf(In);
+    std::vector<uint8_t> Meta, Bulk;
+    auto H = wire::readFrame(Fd, Limits, "test protocol", Meta, Bulk);
+    ::close(Fd);
+    return H;
+  };
+  auto H = readAll(header(201, 0xF7000000u, 8));
+  REQUIRE_FALSE(H);
+  CHECK(H.error().message() ==
+        "test protocol: a frame of type 201 claims 4143972352 meta bytes, "
+        "more than any of its frames carries (1048576)");
+  H = readAll(header(201, 4, Claimed));
+  REQUIRE_FALSE(H);
+  CHECK(H.error().message() ==
+        "test protocol: a frame of type 201 claims 4294967295 bulk bytes, "
+        "more than any of its frames carries (8)");
+  H = readAll(header(7, 0, 0));
+  REQUIRE_FALSE(H);
+  CHECK(H.error().message() == "test protocol: not a frame of this protocol "
+                               "(type 7, expected 201 to 203)");
+  // A short frame: the header's lengths within the limits, the bytes not.
+  std::vector<uint8_t> Short = header(202, 1000, 0);
+  Short.insert(Short.end(), {1, 2, 3});
+  H = readAll(Short);
+  REQUIRE_FALSE(H);
+  CHECK(H.error().message() == "test protocol: the stream ended in the "
+                               "middle of a frame (3 of 1000 bytes)");
+  std::vector<uint8_t> Half = header(202, 0, 0);
+  Half.resize(9);
+  H = readAll(Half);
+  REQUIRE_FALSE(H);
+  CHECK(H.error().message() == "test protocol: the stream ended in the "
+                               "middle of a frame (9 of 16 bytes)");
+  // A clean end of the stream, and a whole frame.
+  H = readAll({});
+  REQUIRE(H);
+  CHECK_FALSE(*H);
+  std::vector<uint8_t> Whole = header(203, 2, 1);
+  Whole.insert(Whole.end(), {7, 8, 9});
+  H = readAll(Whole);
+  REQUIRE(H);
+  REQUIRE(*H);
+  CHECK((*H)->Type == 203);
 }
