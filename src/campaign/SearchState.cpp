@@ -91,33 +91,16 @@ Expected<search::Point> parsePointJson(const std::string &Text) {
 }
 
 std::optional<double> KernelState::baselineMs() const {
-  auto It = DeviceMedians.find(ReferenceDevice);
-  if (It == DeviceMedians.end())
-    return std::nullopt;
-  return It->second;
-}
-
-void KernelState::addBaseline(const std::string &Device, double Ms) {
-  if (DeviceBaselines.empty())
-    ReferenceDevice = Device;
-  std::vector<double> &Mine = DeviceBaselines[Device];
-  Mine.push_back(Ms);
-  DeviceMedians[Device] = computeStats(Mine).Median;
+  return Times.referenceBaselineMs();
 }
 
 double KernelState::deviceScale(const std::string &Device) const {
-  if (Device == ReferenceDevice)
-    return 1;
-  auto It = DeviceMedians.find(Device);
-  std::optional<double> Reference = baselineMs();
-  if (It == DeviceMedians.end() || !Reference || !(It->second > 0))
-    return 1;
-  return *Reference / It->second;
+  return Times.scale(Device);
 }
 
 bool KernelState::targetReached(const std::optional<double> &Target) const {
-  auto Base = baselineMs();
-  return Target && Base && BestMs && *Base / *BestMs >= *Target;
+  std::optional<report::Estimate> S = Times.speedup();
+  return Target && S && S->Value >= *Target;
 }
 
 SearchState::SearchState(const Campaign &C, History &H, unsigned Workers)
@@ -306,7 +289,7 @@ Error SearchState::rebuild(KernelState &K) {
   std::vector<BaselineRow> Bs;
   R3_TRY(moveInto(H.baselines(K.Id), Bs));
   for (const BaselineRow &B : Bs)
-    K.addBaseline(B.Device, B.MedianMs);
+    K.Times.addBaselineRow(B.Device, {B.MedianMs, B.CiLoMs, B.CiHiMs});
   std::vector<EvaluatedCandidate> Evals;
   R3_TRY(moveInto(H.evaluations(K.Id), Evals));
   for (const EvaluatedCandidate &E : Evals) {
@@ -370,8 +353,12 @@ Error SearchState::applyEvaluation(KernelState &K, VariantState &V,
     V.BestMs = Ms;
     V.BestCandidate = CandidateId;
   }
-  if (Ok && (!K.BestMs || Ms < *K.BestMs))
-    K.BestMs = Ms;
+  if (Ok) { // the kernel's best and speedup: the report's rule
+    report::Estimate T{E.MedianMs, E.CiLoMs, E.CiHiMs};
+    if (Level == "baseline")
+      K.Times.addBaselineEvaluation(E.Device, T);
+    K.Times.addTime(E.Device, T, CandidateId);
+  }
   bool InnerOver = V.Done >= V.Issued && (V.Issued >= V.Budget || V.Exhausted);
   if (V.SourceDone && (V.Dead || InnerOver))
     reportVariant(K, V);
@@ -664,7 +651,7 @@ Error SearchState::apply(InFlight &F, const WorkerResult &R, unsigned W,
                       std::to_string(W) + ": " + R.Result.Message);
       return Error::success();
     }
-    K.addBaseline(WorkerDevice, S.Median);
+    K.Times.addBaselineRow(WorkerDevice, {S.Median, S.CiLow, S.CiHigh});
     return H
         .addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
                       R.Finished, Committed, R.Result.BusyMs, R.Started})
@@ -702,18 +689,21 @@ Error SearchState::apply(InFlight &F, const WorkerResult &R, unsigned W,
   if (F.Level == "baseline")
     SinceBaseline[W] = 0; // this worker has just measured it
   if (F.Level == "baseline" && R.Result.Verified) {
-    K.addBaseline(WorkerDevice, S.Median);
+    K.Times.addBaselineRow(WorkerDevice, {S.Median, S.CiLow, S.CiHigh});
     // The evaluation holds its device time already.
     R3_TRY(H.addBaseline({0, K.Id, W, WorkerDevice, S.Median, S.CiLow, S.CiHigh,
                           R.Finished, Committed, 0, R.Started})
                .takeError());
   }
-  std::optional<double> Before = K.BestMs;
+  std::optional<report::BestTime> Before = K.Times.best();
   R3_TRY(applyEvaluation(K, *F.Variant, F.Level, F.Point, *F.Candidate, E));
-  if (K.BestMs != Before && Before && K.baselineMs()) {
+  std::optional<report::BestTime> After = K.Times.best();
+  std::optional<report::Estimate> Speedup = K.Times.speedup();
+  if (Before && After && After->Id != Before->Id && After->Id == *F.Candidate &&
+      Speedup) {
     char Line[256];
     std::snprintf(Line, sizeof Line, "%s: new best %.4g ms (%.3gx), %s %s",
-                  K.Spec->Name.c_str(), *K.BestMs, *K.baselineMs() / *K.BestMs,
+                  K.Spec->Name.c_str(), After->Time.Value, Speedup->Value,
                   F.Level.c_str(),
                   F.Point ? F.Variant->Space->describe(*F.Point).c_str()
                           : F.Variant->Genome.key(K.Model).c_str());
@@ -755,8 +745,14 @@ TuneProgress SearchState::progress() const {
     P.EtaSeconds = (P.Budget - P.Done) * 60.0 / P.PerMinute;
   for (const KernelState &K : Kernels) {
     P.Failures += K.Failures;
+    // The figures r3 report shows: the best's own device's baseline and
+    // time where several devices measured one.
+    std::optional<report::BestTime> Best = K.Times.best();
+    std::optional<report::Estimate> Base = K.Times.baseline();
     P.Kernels.push_back(
-        {K.Spec->Name, K.Evaluations, K.Failures, K.baselineMs(), K.BestMs});
+        {K.Spec->Name, K.Evaluations, K.Failures,
+         Base ? std::optional(Base->Value) : std::nullopt,
+         Best ? std::optional(Best->Time.Value) : std::nullopt});
   }
   return P;
 }

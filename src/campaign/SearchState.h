@@ -11,6 +11,7 @@
 #include "campaign/EventLoop.h"
 #include "campaign/History.h"
 #include "campaign/WorkerProtocol.h"
+#include "report/Speedup.h"
 #include "search/Strategy.h"
 #include "search/evolve/Evolution.h"
 #include "search/llm/LlmOperator.h"
@@ -69,17 +70,12 @@ struct KernelState {
   search::SourceSpaceModel Model;
   std::unique_ptr<search::Evolution> Evo;
   std::deque<VariantState> Variants;
-  /// The baseline's medians (ms) by the device that measured them (a
-  /// worker's device, which under MPI names its rank and host).
-  std::map<std::string, std::vector<double>> DeviceBaselines;
-  /// Each device's median of them, kept as baselines arrive (every result
-  /// asks for two of them; baselines come once in many results).
-  std::map<std::string, double> DeviceMedians;
-  /// The device that measured the first baseline: times from the others
-  /// are put on its scale (deviceScale).
-  std::string ReferenceDevice;
-  /// The fastest verified time, on the reference device's scale.
-  std::optional<double> BestMs;
+  /// Its baselines by device and its verified times, by the rule `r3
+  /// report` applies (report/Speedup.h): the best, the baseline it is
+  /// compared with and the speedup are the report's, and the search's
+  /// single scale (scale(), referenceBaselineMs()) comes from the same
+  /// per-device baselines.
+  report::KernelTimes Times;
   uint64_t Evaluations = 0, Failures = 0;
   std::map<std::string, std::string> FileTexts;
   llm::LlmOperator *Llm = nullptr; ///< owned by Evo
@@ -88,16 +84,16 @@ struct KernelState {
   std::string LaunchFacts; ///< the recorded launch, described for prompts
   std::set<std::string> LlmDeclines; ///< reasons already told
 
-  /// The baseline's median on the reference device.
+  /// The baseline on the reference device (the first to measure one): the
+  /// scale the search compares times on, which VariantState::BestMs and
+  /// the prompts' figures use.
   std::optional<double> baselineMs() const;
-  /// Records a baseline median measured on Device.
-  void addBaseline(const std::string &Device, double Ms);
   /// What a time measured on Device is multiplied by to compare it with
-  /// times from other devices: the reference device's baseline over
-  /// Device's, so that the search ranks each candidate by its speedup over
-  /// its own device's baseline (GPUs of different kinds, or clocks, across
-  /// the ranks of a job). 1 on the reference device, and on a device that
-  /// has not measured the baseline yet.
+  /// times from other devices (KernelTimes::scale): the reference device's
+  /// baseline over Device's, so that the search ranks each candidate by its
+  /// speedup over its own device's baseline (GPUs of different kinds, or
+  /// clocks, across the ranks of a job). 1 on the reference device, and on
+  /// a device that has not measured the baseline yet.
   double deviceScale(const std::string &Device) const;
   /// Variants whose inner loop has not ended.
   unsigned openVariants() const;

@@ -2,8 +2,11 @@
 // failure converted to an r3::Error carrying HDF5's own words.
 #include "capture/Hdf5.h"
 
+#include "capture/GlobalHeap.h"
+
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <mutex>
 
 namespace r3::h5 {
@@ -336,6 +339,49 @@ Error writeStringDataset(hid_t Loc, const std::string &Name,
   return Error::success();
 }
 
+namespace {
+/// The path of the file that holds Obj.
+std::string filePath(hid_t Obj) {
+  ssize_t N = H5Fget_name(Obj, nullptr, 0);
+  if (N <= 0)
+    return "";
+  std::string Path(static_cast<size_t>(N) + 1, '\0');
+  H5Fget_name(Obj, Path.data(), Path.size());
+  Path.resize(static_cast<size_t>(N));
+  return Path;
+}
+
+/// Checks a variable-length string dataset of Count elements, and the
+/// global heap collections it refers to, before HDF5 converts its strings
+/// (capture/GlobalHeap.h): HDF5 1.10 trusts the heap's sizes. r3 writes
+/// these datasets contiguous; one with nothing stored reads as null
+/// strings, which refer to no heap.
+Error checkStringStorage(hid_t Dataset, uint64_t Count) {
+  haddr_t Offset = H5Dget_offset(Dataset);
+  if (Offset == HADDR_UNDEF) {
+    if (H5Dget_storage_size(Dataset) == 0)
+      return Error::success();
+    return Error::make("expected variable-length strings stored contiguously "
+                       "in the file, as r3 writes them");
+  }
+  std::string Path = filePath(Dataset);
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return makeError("cannot read ", Path);
+  ReadAt Read = [&](uint64_t At, std::span<uint8_t> Out) -> Error {
+    In.clear();
+    In.seekg(static_cast<std::streamoff>(At));
+    In.read(reinterpret_cast<char *>(Out.data()),
+            static_cast<std::streamsize>(Out.size()));
+    if (static_cast<size_t>(In.gcount()) != Out.size())
+      return makeError("cannot read ", Out.size(), " bytes at offset ", At,
+                       " of ", Path);
+    return Error::success();
+  };
+  return checkVlenStrings(Offset, Count, fileBytes(Dataset), Read);
+}
+} // namespace
+
 Expected<std::vector<std::string>> readStringDataset(hid_t Loc,
                                                      const std::string &Name) {
   auto D = openDataset(Loc, Name);
@@ -353,6 +399,8 @@ Expected<std::vector<std::string>> readStringDataset(hid_t Loc,
   std::vector<char *> Ptrs(N);
   if (Ptrs.empty())
     return std::vector<std::string>();
+  if (Error E = checkStringStorage(D->get(), N))
+    return std::move(E).context(Name);
   if (H5Dread(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
               Ptrs.data()) < 0)
     return lastError(Name);

@@ -26,133 +26,11 @@ namespace r3::cli {
 
 namespace fs = std::filesystem;
 
-// --- the summaries shared with `r3 status` ---
+// --- the figures shared with `r3 status` ---
 
 namespace {
 double medianOf(std::vector<double> V) { return computeStats(V).Median; }
-
-std::optional<Estimate> baselineFromRows(const std::vector<BaselineRow> &Rows) {
-  if (Rows.empty())
-    return std::nullopt;
-  std::vector<double> Med, Lo, Hi;
-  for (const BaselineRow &B : Rows) {
-    Med.push_back(B.MedianMs);
-    Lo.push_back(B.CiLoMs);
-    Hi.push_back(B.CiHiMs);
-  }
-  return Estimate{medianOf(Med), medianOf(Lo), medianOf(Hi)};
-}
-
-/// The verified evaluations of "baseline"-level candidates, when the kernel
-/// has no baselines rows.
-std::optional<Estimate>
-baselineFromEvaluations(const std::vector<const EvaluatedCandidate *> &Es) {
-  std::vector<BaselineRow> Rows;
-  for (const EvaluatedCandidate *E : Es)
-    if (E->Candidate.Level == "baseline" && E->Evaluation.Result.Verified &&
-        E->Evaluation.MedianMs > 0)
-      Rows.push_back({0, 0, 0, "", E->Evaluation.MedianMs, E->Evaluation.CiLoMs,
-                      E->Evaluation.CiHiMs, 0, 0});
-  return baselineFromRows(Rows);
-}
-
-void countEvaluation(KernelSummary &K, const EvaluatedCandidate &E) {
-  ++K.Evaluations;
-  const CandidateResult &R = E.Evaluation.Result;
-  if (R.Verified) {
-    ++K.Verified;
-    bool Timed = E.Evaluation.MedianMs > 0;
-    if (Timed &&
-        (!K.Best || E.Evaluation.MedianMs < K.Best->Evaluation.MedianMs))
-      K.Best = E;
-    return;
-  }
-  for (size_t I = 0; I < ReportedFailures.size(); ++I)
-    K.Failures[I] += R.Failure == ReportedFailures[I];
-}
-
-/// With baselines measured on several devices (the ranks of an MPI job,
-/// GPUs of different kinds), the best is the candidate with the largest
-/// speedup over the baseline of the device that ran it, and that is the
-/// baseline its speedup is taken against: a ratio taken side by side.
-void bestPerDevice(KernelSummary &K,
-                   const std::vector<const EvaluatedCandidate *> &Mine,
-                   const std::vector<BaselineRow> &Rows) {
-  std::map<std::string, std::vector<BaselineRow>> ByDevice;
-  for (const BaselineRow &B : Rows)
-    ByDevice[B.Device].push_back(B);
-  if (ByDevice.size() < 2)
-    return;
-  double BestRatio = 0;
-  for (const EvaluatedCandidate *E : Mine) {
-    const EvaluationRow &R = E->Evaluation;
-    auto It = ByDevice.find(R.Device);
-    if (!R.Result.Verified || !(R.MedianMs > 0) || It == ByDevice.end())
-      continue;
-    std::optional<Estimate> Base = baselineFromRows(It->second);
-    double Ratio = Base->Value / R.MedianMs;
-    if (Ratio > BestRatio) {
-      BestRatio = Ratio;
-      K.Best = *E;
-      K.Baseline = Base;
-    }
-  }
-}
-
-Error findBestVariant(History &H, KernelSummary &K) {
-  if (!K.Best)
-    return Error::success();
-  std::vector<VariantRow> Vs;
-  R3_TRY(moveInto(H.variants(K.Kernel.Id), Vs));
-  for (VariantRow &V : Vs)
-    if (V.Id == K.Best->Candidate.VariantId)
-      K.BestVariant = std::move(V);
-  return Error::success();
-}
 } // namespace
-
-uint64_t KernelSummary::failures() const { return Evaluations - Verified; }
-
-std::optional<Estimate> KernelSummary::speedup() const {
-  if (!Baseline || !Best || !(Best->Evaluation.MedianMs > 0))
-    return std::nullopt;
-  const EvaluationRow &E = Best->Evaluation;
-  Estimate S{Baseline->Value / E.MedianMs, 0, 0};
-  if (Baseline->hasInterval() && E.CiHiMs > 0 && E.CiLoMs > 0) {
-    S.Lo = Baseline->Lo / E.CiHiMs;
-    S.Hi = Baseline->Hi / E.CiLoMs;
-  }
-  return S;
-}
-
-Expected<std::vector<KernelSummary>>
-summarizeKernels(History &H,
-                 const std::vector<EvaluatedCandidate> &Evaluations) {
-  std::vector<KernelRow> Kernels;
-  std::vector<BaselineRow> Baselines;
-  R3_TRY(moveInto(H.kernels(), Kernels));
-  R3_TRY(moveInto(H.baselines(), Baselines));
-  std::vector<KernelSummary> Out;
-  for (KernelRow &Row : Kernels) {
-    KernelSummary &K = Out.emplace_back();
-    K.Kernel = std::move(Row);
-    std::vector<const EvaluatedCandidate *> Mine;
-    for (const EvaluatedCandidate &E : Evaluations)
-      if (E.Candidate.KernelId == K.Kernel.Id) {
-        Mine.push_back(&E);
-        countEvaluation(K, E);
-      }
-    std::vector<BaselineRow> Rows;
-    for (const BaselineRow &B : Baselines)
-      if (B.KernelId == K.Kernel.Id)
-        Rows.push_back(B);
-    K.Baseline =
-        Rows.empty() ? baselineFromEvaluations(Mine) : baselineFromRows(Rows);
-    bestPerDevice(K, Mine, Rows);
-    R3_TRY(findBestVariant(H, K));
-  }
-  return Out;
-}
 
 std::string formatMs(std::optional<double> Ms) {
   if (!Ms)
@@ -257,40 +135,26 @@ void multiplyInto(json &Obj, const std::string &Key, double Factor) {
   Obj[Key] = (Obj.contains(Key) ? Obj[Key].get<double>() : 1.0) * Factor;
 }
 
-/// The best candidate's ancestry, oldest first: each candidate's parent is
-/// the one it was derived from (a source variant's parent is its parent
-/// variant's best; an inner-loop candidate's is its variant's source
-/// candidate). Each step carries the factor it gained over the step before
-/// (the first: over the baseline), so their product is the speedup, and
-/// "by_level" and "by_operator" say which level and which operator earned
-/// which part of it.
+/// The best candidate's lineage (report::lineageOf) as JSON: each step
+/// carries the factor it gained over the step before (the first: over the
+/// baseline), so their product is the speedup, and "by_level" and
+/// "by_operator" say which level and which operator earned which part of it.
 json lineageJson(const KernelSummary &K,
                  const std::map<int64_t, const EvaluatedCandidate *> &ById) {
-  if (!K.Best || !K.Baseline)
+  std::vector<report::LineageStep> Chain = report::lineageOf(K, ById);
+  if (Chain.empty())
     return nullptr;
-  std::vector<const EvaluatedCandidate *> Chain = {&*K.Best};
-  std::optional<int64_t> Parent = K.Best->Candidate.ParentId;
-  while (Parent && Chain.size() < 10000) {
-    auto It = ById.find(*Parent);
-    if (It == ById.end() || It->second->Evaluation.MedianMs <= 0)
-      break;
-    Chain.push_back(It->second);
-    Parent = It->second->Candidate.ParentId;
-  }
-  std::reverse(Chain.begin(), Chain.end());
   json Steps = json::array(), ByLevel = json::object(),
        ByOperator = json::object();
-  double Before = K.Baseline->Value;
-  for (const EvaluatedCandidate *E : Chain) {
-    double Ms = E->Evaluation.MedianMs, Factor = Before / Ms;
-    Steps.push_back({{"candidate", E->Candidate.Id},
-                     {"level", E->Candidate.Level},
-                     {"operator", E->Candidate.Operator},
-                     {"median_ms", Ms},
-                     {"factor", Factor}});
-    multiplyInto(ByLevel, E->Candidate.Level, Factor);
-    multiplyInto(ByOperator, E->Candidate.Operator, Factor);
-    Before = Ms;
+  for (const report::LineageStep &S : Chain) {
+    const CandidateRow &C = S.Step->Candidate;
+    Steps.push_back({{"candidate", C.Id},
+                     {"level", C.Level},
+                     {"operator", C.Operator},
+                     {"median_ms", S.Step->Evaluation.MedianMs},
+                     {"factor", S.Factor}});
+    multiplyInto(ByLevel, C.Level, S.Factor);
+    multiplyInto(ByOperator, C.Operator, S.Factor);
   }
   return {{"steps", Steps}, {"by_level", ByLevel}, {"by_operator", ByOperator}};
 }

@@ -1,12 +1,13 @@
-// What `r3 report` and `r3 status` both compute from a campaign history: per
-// kernel, its baseline, its best verified candidate, the speedup between them
-// with a confidence interval, and its evaluations counted by outcome.
+// What `r3 report`, `r3 status` and `r3 export` share beyond the per-kernel
+// summaries of src/report (report/Summary.h): the workers' figures, the LLM
+// totals, the stored campaign file, the formats of times and speedups.
 // Report.cpp defines these; Status.cpp adds the live figures (in flight,
 // rate) on top.
 #pragma once
 
 #include "campaign/Campaign.h"
 #include "campaign/History.h"
+#include "report/Summary.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -18,50 +19,17 @@
 
 namespace r3::cli {
 
-/// A time or a ratio with its 95% confidence interval; the interval is
-/// unknown when a bound is not positive (a measurement stored without one).
-struct Estimate {
-  double Value = 0, Lo = 0, Hi = 0;
-  bool hasInterval() const { return Lo > 0 && Hi > 0; }
-};
-
-/// The failure kinds in the order reports list them.
-inline constexpr std::array<FailureKind, 5> ReportedFailures = {
-    FailureKind::CompileError, FailureKind::InvalidLaunch, FailureKind::Crashed,
-    FailureKind::Timeout, FailureKind::WrongResult};
+// The summaries themselves, and the baseline and speedup rule behind them,
+// live in src/report; the commands here read the history and print.
+using report::Estimate;
+using report::KernelSummary;
+using report::ReportedFailures;
+using report::summarizeKernels;
 
 /// The outcomes of an LLM call in the order reports list them (those the
 /// history's llm_calls.outcome allows).
 inline constexpr std::array<const char *, 6> LlmOutcomes = {
     "ok", "llm_invalid", "http_error", "timeout", "bad_response", "cancelled"};
-
-struct KernelSummary {
-  KernelRow Kernel;
-  uint64_t Evaluations = 0, Verified = 0;
-  /// Counts per kind, indexed like ReportedFailures.
-  std::array<uint64_t, ReportedFailures.size()> Failures{};
-  /// The median of the baselines rows (their CI bounds: the medians of the
-  /// rows' bounds), else of the verified "baseline"-level evaluations. With
-  /// baselines from several devices: those of the best's device.
-  std::optional<Estimate> Baseline;
-  /// The verified evaluation with the lowest median (ties: the first
-  /// committed); evaluations without timed runs never count. With
-  /// baselines from several devices: the one with the largest speedup over
-  /// its own device's baseline.
-  std::optional<EvaluatedCandidate> Best;
-  std::optional<VariantRow> BestVariant;
-
-  uint64_t failures() const;
-  /// Baseline / best, bounded by the CIs: lo = baseline.lo / best.hi,
-  /// hi = baseline.hi / best.lo (no interval when either CI is unknown).
-  std::optional<Estimate> speedup() const;
-};
-
-/// One summary per kernel, in kernel id order, from the evaluations read
-/// once (Evaluations: all of the history's, joined with their candidates).
-Expected<std::vector<KernelSummary>>
-summarizeKernels(History &H,
-                 const std::vector<EvaluatedCandidate> &Evaluations);
 
 /// How busy each worker kept its device in the campaign's latest run (since
 /// its last start or resume): the time its candidates' runs and its

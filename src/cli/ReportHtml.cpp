@@ -263,8 +263,12 @@ struct Progress {
 };
 
 /// The verified medians over X, and the best so far at each improvement
-/// (extended to the last X); All thinned to a few thousand dots.
-Progress progress(std::vector<std::pair<double, const EvaluationRow *>> Xs) {
+/// (extended to the last X); All thinned to a few thousand dots. Each median
+/// is drawn as the report compares it with the baseline (with baselines
+/// from several devices: on the scale of the best's device), so the curve
+/// ends at the report's best.
+Progress progress(std::vector<std::pair<double, const EvaluationRow *>> Xs,
+                  const report::KernelTimes &Times) {
   std::stable_sort(Xs.begin(), Xs.end(), [](const auto &A, const auto &B) {
     return A.first < B.first;
   });
@@ -273,9 +277,12 @@ Progress progress(std::vector<std::pair<double, const EvaluationRow *>> Xs) {
   for (const auto &[X, E] : Xs) {
     if (!E->Result.Verified || !(E->MedianMs > 0))
       continue;
-    P.All.push_back({X, E->MedianMs});
-    if (E->MedianMs < Cur)
-      P.Best.push_back({X, Cur = E->MedianMs});
+    std::optional<double> Ms = Times.comparable(E->Device, E->MedianMs);
+    if (!Ms)
+      continue;
+    P.All.push_back({X, *Ms});
+    if (*Ms < Cur)
+      P.Best.push_back({X, Cur = *Ms});
   }
   if (!P.Best.empty())
     P.Best.push_back({Xs.back().first, Cur});
@@ -320,7 +327,7 @@ std::string progressCharts(const KernelData &D, double T0) {
     ByCount.push_back({double(ByCount.size() + 1), &E.Evaluation});
     ByTime.push_back({E.Evaluation.Finished - T0, &E.Evaluation});
   }
-  Progress A = progress(ByCount), B = progress(ByTime);
+  Progress A = progress(ByCount, D.Times), B = progress(ByTime, D.Times);
   std::string Out = "<h3>Best time so far</h3>\n";
   if (A.Best.empty())
     return Out + note("nothing verified yet");
@@ -465,7 +472,7 @@ std::string failures(const KernelData &D, double T0) {
 // --- a kernel: the LLM's calls ---
 
 /// The variants the LLM wrote: how their source candidate fared, and their
-/// best verified time.
+/// best verified time (as the report compares times).
 std::string llmVariants(const KernelData &D) {
   std::map<int64_t, std::pair<std::string, std::optional<double>>> Fate;
   for (const EvaluatedCandidate &E : D.Evaluations) {
@@ -474,8 +481,11 @@ std::string llmVariants(const KernelData &D) {
     if (E.Candidate.Level == "source")
       Source =
           R.Result.Verified ? "verified" : failureKindName(R.Result.Failure);
-    if (R.Result.Verified && R.MedianMs > 0 && (!Best || R.MedianMs < *Best))
-      Best = R.MedianMs;
+    std::optional<double> Ms = R.Result.Verified && R.MedianMs > 0
+                                   ? D.Times.comparable(R.Device, R.MedianMs)
+                                   : std::nullopt;
+    if (Ms && (!Best || *Ms < *Best))
+      Best = Ms;
   }
   Table T{{"variant", "island", "parents", "source candidate", "best"},
           "nnttn",
@@ -616,6 +626,12 @@ loadKernels(History &H, const json &Report, const std::optional<Campaign> &C) {
     R3_TRY(moveInto(H.llmCalls(Rows[I].Id), D.Calls));
     R3_TRY(moveInto(H.archive(Rows[I].Id), D.Archive));
     R3_TRY(moveInto(H.variants(Rows[I].Id), D.Variants));
+    std::vector<BaselineRow> Baselines;
+    R3_TRY(moveInto(H.baselines(Rows[I].Id), Baselines));
+    std::vector<const EvaluatedCandidate *> Mine;
+    for (const EvaluatedCandidate &E : D.Evaluations)
+      Mine.push_back(&E);
+    D.Times = report::kernelTimes(Baselines, Mine);
     D.Spec = C ? findKernelSpec(*C, Rows[I].Name) : nullptr;
   }
   return Out;

@@ -4,6 +4,7 @@
 
 #include "campaign/Campaign.h"
 #include "campaign/History.h"
+#include "report/Speedup.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,9 @@ struct KernelData {
   std::vector<ArchiveRow> Archive;
   std::vector<VariantRow> Variants;
   const KernelSpec *Spec = nullptr;
+  /// The baseline and speedup rule's view of the kernel, for times drawn
+  /// beside the report's baseline (KernelTimes::comparable).
+  report::KernelTimes Times;
   const nlohmann::json &report() const { return *Report; }
   std::string id(const std::string &Chart) const {
     return "k" + std::to_string(Index) + "-" + Chart;

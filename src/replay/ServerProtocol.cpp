@@ -15,8 +15,9 @@ namespace {
 using wire::MetaReader;
 using wire::MetaWriter;
 
-/// Frames larger than this are a broken stream, not a candidate.
-constexpr uint64_t MaxFrameBytes = 4ull << 30;
+/// What the protocol's frames may claim: larger ones are a broken stream,
+/// not a candidate (a result's meta holds at most two million run times).
+constexpr wire::FrameLimits Limits{101, 107, 64ull << 20, 4ull << 30};
 constexpr int64_t NoValue = INT64_MIN;
 
 void f64(MetaWriter &W, double V) {
@@ -372,24 +373,17 @@ Error sendFrame(int Fd, ServerFrame Kind, const MetaWriter &Meta,
 Expected<ReadStatus> readFrame(int Fd,
                                std::optional<ServerClock::time_point> Deadline,
                                ServerFrameData &Out) {
-  uint8_t Raw[16];
+  uint8_t Raw[wire::HeaderBytes];
   auto S = readBefore(Fd, Deadline, Raw, /*FrameStart=*/true);
   if (!S || *S != ReadStatus::Frame)
     return S;
-  uint32_t Kind, MetaLength;
-  uint64_t BulkLength;
-  std::memcpy(&Kind, Raw, 4);
-  std::memcpy(&MetaLength, Raw + 4, 4);
-  std::memcpy(&BulkLength, Raw + 8, 8);
-  if (Kind < 101 || Kind > 107 || BulkLength > MaxFrameBytes)
-    return makeError("replay server protocol: not a frame of this protocol "
-                     "(type ",
-                     Kind, ", ", BulkLength, " bulk bytes)");
-  Out.Kind = static_cast<ServerFrame>(Kind);
-  S = readPart(Fd, Deadline, MetaLength, Out.Meta);
+  wire::RawHeader H = wire::decodeHeader(Raw);
+  R3_TRY(wire::checkHeader(H, Limits, "replay server protocol"));
+  Out.Kind = static_cast<ServerFrame>(H.Type);
+  S = readPart(Fd, Deadline, H.MetaLength, Out.Meta);
   if (!S || *S != ReadStatus::Frame)
     return S;
-  return readPart(Fd, Deadline, BulkLength, Out.Bulk);
+  return readPart(Fd, Deadline, H.BulkLength, Out.Bulk);
 }
 
 } // namespace r3

@@ -145,6 +145,59 @@ Error readGrowing(int Fd, uint64_t Length, std::vector<uint8_t> &Out) {
   return Error::success();
 }
 
+RawHeader decodeHeader(std::span<const uint8_t, HeaderBytes> Raw) {
+  RawHeader H;
+  std::memcpy(&H.Type, Raw.data(), 4);
+  std::memcpy(&H.MetaLength, Raw.data() + 4, 4);
+  std::memcpy(&H.BulkLength, Raw.data() + 8, 8);
+  return H;
+}
+
+Error checkHeader(const RawHeader &H, const FrameLimits &L,
+                  const char *Protocol) {
+  if (H.Type < L.FirstType || H.Type > L.LastType)
+    return makeError(Protocol, ": not a frame of this protocol (type ", H.Type,
+                     ", expected ", L.FirstType, " to ", L.LastType, ")");
+  if (H.MetaLength > L.MaxMeta)
+    return makeError(Protocol, ": a frame of type ", H.Type, " claims ",
+                     H.MetaLength,
+                     " meta bytes, more than any of its frames "
+                     "carries (",
+                     L.MaxMeta, ")");
+  if (H.BulkLength > L.MaxBulk)
+    return makeError(Protocol, ": a frame of type ", H.Type, " claims ",
+                     H.BulkLength,
+                     " bulk bytes, more than any of its frames "
+                     "carries (",
+                     L.MaxBulk, ")");
+  return Error::success();
+}
+
+Expected<std::optional<RawHeader>> readFrame(int Fd, const FrameLimits &L,
+                                             const char *Protocol,
+                                             std::vector<uint8_t> &Meta,
+                                             std::vector<uint8_t> &Bulk) {
+  uint8_t Raw[HeaderBytes];
+  ssize_t First;
+  do
+    First = ::read(Fd, Raw, 1);
+  while (First < 0 && errno == EINTR);
+  if (First == 0)
+    return std::optional<RawHeader>();
+  Error E = First < 0 ? errnoError("read")
+                      : readPart(Fd, std::span(Raw + 1, HeaderBytes - 1), 1,
+                                 HeaderBytes);
+  if (E)
+    return makeError(Protocol, ": ", E.message());
+  RawHeader H = decodeHeader(Raw);
+  R3_TRY(checkHeader(H, L, Protocol));
+  if (Error E = readGrowing(Fd, H.MetaLength, Meta))
+    return makeError(Protocol, ": ", E.message());
+  if (Error E = readGrowing(Fd, H.BulkLength, Bulk))
+    return makeError(Protocol, ": ", E.message());
+  return std::optional<RawHeader>(H);
+}
+
 namespace {
 Error writeAll(int Fd, const void *P, size_t N) {
   const auto *B = static_cast<const uint8_t *>(P);

@@ -11,6 +11,7 @@
 #include "support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,6 +66,35 @@ Error readExactly(int Fd, std::span<uint8_t> Out);
 /// bytes arrive rather than all at once: a corrupt length from the other end
 /// costs only the bytes that really come, not an allocation of its size.
 Error readGrowing(int Fd, uint64_t Length, std::vector<uint8_t> &Out);
+
+/// A frame header's fields as they arrived: claims of the other end, to be
+/// checked (checkHeader) before anything is sized by them.
+struct RawHeader {
+  uint32_t Type = 0, MetaLength = 0;
+  uint64_t BulkLength = 0;
+};
+inline constexpr size_t HeaderBytes = 16;
+
+/// What the frames of one protocol may claim: their types, and the most
+/// meta and bulk bytes any of them carries.
+struct FrameLimits {
+  uint32_t FirstType = 0, LastType = 0;
+  uint64_t MaxMeta = 0, MaxBulk = 0;
+};
+
+RawHeader decodeHeader(std::span<const uint8_t, HeaderBytes> Raw);
+/// An error, prefixed with Protocol, when H claims a type or lengths that L
+/// does not allow.
+Error checkHeader(const RawHeader &H, const FrameLimits &L,
+                  const char *Protocol);
+/// Reads one whole frame from Fd: its header, checked against L, then its
+/// meta and bulk bytes, each buffer growing as the bytes arrive
+/// (readGrowing). None when the stream ends cleanly, before a frame's
+/// first byte; errors are prefixed with Protocol.
+Expected<std::optional<RawHeader>> readFrame(int Fd, const FrameLimits &L,
+                                             const char *Protocol,
+                                             std::vector<uint8_t> &Meta,
+                                             std::vector<uint8_t> &Bulk);
 
 /// Writes a whole frame (header, meta, bulk) to Fd, retrying short writes
 /// and EINTR.

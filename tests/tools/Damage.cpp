@@ -5,6 +5,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -70,6 +71,28 @@ Error flipByte(const std::string &Path) {
   return Error::success();
 }
 
+/// Makes the first object of the global heap collection that holds the
+/// command line claim 2 GiB: HDF5 1.10 copies past its buffer reading it
+/// (tests/fuzz/README.md), so r3 must refuse the file first.
+Error damageHeap(const std::string &Path) {
+  hid_t F = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t D = H5Dopen2(F, "/application/command_line", H5P_DEFAULT);
+  haddr_t Elements = D < 0 ? HADDR_UNDEF : H5Dget_offset(D);
+  H5Dclose(D);
+  H5Fclose(F);
+  std::vector<char> Bytes = slurp(Path);
+  uint64_t Heap = 0, Claim = 0x7ffffff0;
+  if (Elements == HADDR_UNDEF || Elements + 12 > Bytes.size())
+    return die("no command line elements in " + Path);
+  std::memcpy(&Heap, &Bytes[Elements + 4], 8);
+  if (Heap > Bytes.size() || Bytes.size() - Heap < 32 ||
+      std::memcmp(&Bytes[Heap], "GCOL", 4) != 0)
+    return die("no global heap collection in " + Path);
+  std::memcpy(&Bytes[Heap + 16 + 8], &Claim, 8);
+  spill(Path, Bytes, Bytes.size());
+  return Error::success();
+}
+
 Error otherSchema(const std::string &Path) {
   hid_t F = H5Fcreate(Path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   hsize_t N = 4;
@@ -101,6 +124,8 @@ Error makeCaptureFixture(const std::string &Kind, const std::string &Path) {
     return Error::success();
   if (Kind == "flipped-byte")
     return flipByte(Path);
+  if (Kind == "damaged-heap")
+    return damageHeap(Path);
   if (Kind == "truncated") {
     std::vector<char> Bytes = slurp(Path);
     spill(Path, Bytes, Bytes.size() / 2);

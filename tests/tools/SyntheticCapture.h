@@ -60,7 +60,7 @@ Error writeCudaKernelCapture(const std::string &Path,
 inline const char *FixtureKinds[] = {
     "good",           "deflate",    "not-hdf5",        "other-schema",
     "future-version", "incomplete", "missing-dataset", "zero-length",
-    "flipped-byte",   "truncated"};
+    "flipped-byte",   "truncated",  "damaged-heap"};
 
 /// Writes a good or a damaged capture of the given kind to Path.
 Error makeCaptureFixture(const std::string &Kind, const std::string &Path);

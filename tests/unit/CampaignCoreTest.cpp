@@ -1,7 +1,8 @@
 // The campaign core (the coordinator's loop, its search state, the history)
 // against in-process fake workers (tests/tools/FakeLinks.h): a CUDA campaign
 // of the recorded cubin's launch level on a synthetic capture, without
-// worker processes, replay servers or a GPU.
+// worker processes, replay servers or a GPU; and the search state rebuilt
+// from a history beside r3 report's summary of it (src/report).
 #include "Catch.h"
 
 #include "FakeLinks.h"
@@ -9,6 +10,10 @@
 #include "campaign/Campaign.h"
 #include "campaign/EventLoop.h"
 #include "campaign/History.h"
+#include "campaign/SearchState.h"
+#include "report/Summary.h"
+
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <set>
@@ -201,4 +206,99 @@ TEST_CASE("campaign core: devices of different speeds are ranked by speedup "
   }
   CHECK(Devices.size() == 3);
   CHECK(Slowest > 3.0); // raw: a slow device's time of a slow point
+}
+
+namespace {
+/// Changes the history at Path by SQL, outside History.
+void rawSql(const fs::path &Path, const std::string &Sql) {
+  sqlite3 *Db = nullptr;
+  REQUIRE(sqlite3_open(Path.c_str(), &Db) == SQLITE_OK);
+  int Rc = sqlite3_exec(Db, Sql.c_str(), nullptr, nullptr, nullptr);
+  INFO(sqlite3_errmsg(Db));
+  sqlite3_close(Db);
+  REQUIRE(Rc == SQLITE_OK);
+}
+
+/// What the campaign's search state makes of the history when it resumes
+/// from it, beside what r3 report makes of it: the same baseline, best and
+/// speedup.
+void checkCampaignAgreesWithReport(const Setup &S, const Campaign &C) {
+  auto H = History::open((S.Dir / "h.db").string(), HistoryMode::Open);
+  REQUIRE(H);
+  SearchState State(C, **H, 3);
+  auto Loaded = State.load();
+  INFO((Loaded ? std::string() : Loaded.error().message()));
+  REQUIRE(Loaded);
+  TuneProgress P = State.progress();
+  REQUIRE(P.Kernels.size() == 1);
+  auto Evaluations = (*H)->evaluations();
+  REQUIRE(Evaluations);
+  auto Summaries = report::summarizeKernels(**H, *Evaluations);
+  REQUIRE(Summaries);
+  REQUIRE(Summaries->size() == 1);
+  const report::KernelSummary &K = Summaries->front();
+  REQUIRE(K.Baseline);
+  REQUIRE(K.Best);
+  REQUIRE(P.Kernels[0].BaselineMs);
+  REQUIRE(P.Kernels[0].BestMs);
+  CHECK(*P.Kernels[0].BaselineMs == K.Baseline->Value);
+  CHECK(*P.Kernels[0].BestMs == K.Best->Evaluation.MedianMs);
+  CHECK(*P.Kernels[0].BaselineMs / *P.Kernels[0].BestMs == K.speedup()->Value);
+}
+} // namespace
+
+TEST_CASE("campaign core: the campaign and r3 report agree on a history of "
+          "several devices",
+          "[report]") {
+  // Three devices, the first three times slower. Then one fast device's
+  // baselines are dropped and the slow device's row made the first (the
+  // search's reference): that device's times cannot be taken side by side,
+  // so the report leaves them out, and so does the campaign (its search
+  // used to compare them with the slow device's baseline: a speedup near 3
+  // where the report shows 1.1).
+  Setup S("agree-devices");
+  auto Stats = std::make_shared<testing::FakeWorkerStats>();
+  testing::FakeWorkerScript Script;
+  Script.Slowdown = {3, 1, 1};
+  Campaign C = S.campaign(40);
+  TuneSummary R = run(C, Script, Stats, 3);
+  REQUIRE(R.Final.Kernels.size() == 1);
+  checkCampaignAgreesWithReport(S, C);
+  // The live state at the end agrees with its own resume.
+  const KernelProgress &Live = R.Final.Kernels[0];
+  REQUIRE(Live.BaselineMs);
+  REQUIRE(Live.BestMs);
+  CHECK(*Live.BaselineMs / *Live.BestMs == Approx(1.1).epsilon(0.01));
+
+  rawSql(S.Dir / "h.db",
+         "DELETE FROM baselines WHERE device = 'fake device 2';"
+         "DELETE FROM baselines WHERE id < (SELECT min(id) FROM baselines "
+         "WHERE device = 'fake device 0');");
+  auto H = S.history();
+  auto Es = H->evaluations();
+  REQUIRE(Es);
+  auto Summaries = report::summarizeKernels(*H, *Es);
+  REQUIRE(Summaries);
+  // Whichever device ran the fastest point: not the 3x that comparing the
+  // dropped device's times with the slow device's baseline gives.
+  REQUIRE(Summaries->front().speedup());
+  CHECK(Summaries->front().speedup()->Value < 1.2);
+  checkCampaignAgreesWithReport(S, C);
+}
+
+TEST_CASE("campaign core: the campaign and r3 report agree on a history "
+          "whose baselines are only evaluations",
+          "[report]") {
+  // Histories of older r3 versions kept no baselines row for the
+  // "baseline"-level evaluation: the report takes the baseline from that
+  // evaluation, and so does the campaign when it resumes (it used to have
+  // no baseline until a worker measured one again).
+  Setup S("agree-evaluations");
+  auto Stats = std::make_shared<testing::FakeWorkerStats>();
+  testing::FakeWorkerScript Script;
+  Script.Slowdown = {1, 1.5};
+  Campaign C = S.campaign(12);
+  run(C, Script, Stats, 2);
+  rawSql(S.Dir / "h.db", "DELETE FROM baselines");
+  checkCampaignAgreesWithReport(S, C);
 }

@@ -1,10 +1,11 @@
 // The CUDA variant compiler without a GPU: a kernel of the CLI tests' input
 // compiled to PTX and a cubin with a resource report; launch bounds, the
 // register limit and specialization on the IR; the stage cache; and the errors
-// a candidate's compile_error carries.
+// a candidate's compile_error carries; the compile server's frame checks.
 #include "Catch.h"
 
 #include "compile/cuda/CompileCache.h"
+#include "compile/cuda/CompileServer.h"
 #include "compile/cuda/CudaCompiler.h"
 #include "compile/cuda/Stages.h"
 #include "support/FileUtil.h"
@@ -12,6 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 using namespace r3;
@@ -187,4 +192,85 @@ TEST_CASE("resources are read from the cubin when the log lacks them",
   CHECK(FromElf.Registers == C->Report.Registers);
   CHECK(FromElf.SharedBytes == C->Report.SharedBytes);
   CHECK(FromElf.LocalBytes == C->Report.LocalBytes);
+}
+
+namespace {
+/// What runCompileServer said of the request stream In, run in a child
+/// (it ignores SIGINT and dies with its parent): its error message, and how
+/// much its peak resident memory grew, in MiB.
+std::pair<std::string, long> compileServerOn(const std::vector<uint8_t> &In) {
+  int Fd = ::memfd_create("r3-test-requests", 0);
+  REQUIRE(Fd >= 0);
+  REQUIRE(::write(Fd, In.data(), In.size()) == ssize_t(In.size()));
+  ::lseek(Fd, 0, SEEK_SET);
+  int Report[2], Out[2];
+  REQUIRE(::pipe(Report) == 0);
+  REQUIRE(::pipe(Out) == 0);
+  pid_t Pid = ::fork();
+  REQUIRE(Pid >= 0);
+  if (Pid == 0) {
+    auto peakKiB = [] {
+      std::ifstream S("/proc/self/status");
+      std::string Line;
+      while (std::getline(S, Line))
+        if (Line.starts_with("VmHWM:"))
+          return std::stol(Line.substr(6));
+      return 0L;
+    };
+    long Before = peakKiB();
+    Error E = runCompileServer(Fd, Out[1]);
+    std::string Text = std::to_string((peakKiB() - Before) / 1024) + " " +
+                       (E ? E.message() : "");
+    (void)!::write(Report[1], Text.data(), Text.size());
+    ::_exit(0);
+  }
+  ::close(Report[1]);
+  std::string Text;
+  char Buf[512];
+  for (ssize_t N; (N = ::read(Report[0], Buf, sizeof Buf)) > 0;)
+    Text.append(Buf, static_cast<size_t>(N));
+  int Status = 0;
+  ::waitpid(Pid, &Status, 0);
+  for (int F : {Fd, Report[0], Out[0], Out[1]})
+    ::close(F);
+  size_t Space = Text.find(' ');
+  REQUIRE(Space != std::string::npos);
+  return {Text.substr(Space + 1), std::stol(Text.substr(0, Space))};
+}
+
+std::vector<uint8_t> frameHeader(uint32_t Type, uint32_t Meta, uint64_t Bulk) {
+  std::vector<uint8_t> H(16);
+  std::memcpy(H.data(), &Type, 4);
+  std::memcpy(H.data() + 4, &Meta, 4);
+  std::memcpy(H.data() + 8, &Bulk, 8);
+  return H;
+}
+} // namespace
+
+TEST_CASE("fuzz: the compile server checks a request's claimed lengths "
+          "before it reads",
+          "[cuda][fuzz]") {
+  // The compile server sized its buffers by a request header's lengths (a
+  // 4 GiB meta claim allocated and zeroed 4 GiB) before reading; it now
+  // reads with the shared frame reader (support/Frame.h), as the replay
+  // server and worker protocols do.
+  std::vector<uint8_t> Huge = frameHeader(201, 0xF7000000u, 8);
+  Huge.insert(Huge.end(), {1, 2, 3});
+  auto [Message, Growth] = compileServerOn(Huge);
+  CHECK(Message == "compile server: a frame of type 201 claims 4143972352 "
+                   "meta bytes, more than any of its frames carries "
+                   "(16777216)");
+  CHECK(Growth < 200);
+  // A short request: lengths within the limits, fewer bytes than claimed.
+  std::vector<uint8_t> Short = frameHeader(201, 4096, 8);
+  Short.insert(Short.end(), {1, 2, 3});
+  std::tie(Message, Growth) = compileServerOn(Short);
+  CHECK(Message == "compile server: the stream ended in the middle of a "
+                   "frame (3 of 4096 bytes)");
+  // A request that is not one, and a clean end of the stream.
+  std::tie(Message, Growth) = compileServerOn(frameHeader(202, 0, 0));
+  CHECK(Message == "compile server: not a frame of this protocol (type 202, "
+                   "expected 201 to 201)");
+  std::tie(Message, Growth) = compileServerOn({});
+  CHECK(Message == "");
 }

@@ -19,6 +19,13 @@ namespace r3 {
 namespace {
 enum : uint32_t { Request = 201, Reply = 202, Failure = 203 };
 
+/// What each end's frames may claim, checked before anything is read into
+/// a buffer (support/Frame.h). A request's meta holds the options (flags,
+/// a parameter buffer of a few KiB), its bulk the timeout; a reply's bulk
+/// is the compiled result, its meta a compiler's message.
+constexpr wire::FrameLimits RequestLimits{Request, Request, 16u << 20, 8};
+constexpr wire::FrameLimits ReplyLimits{Reply, Failure, 64u << 20, 4ull << 30};
+
 wire::MetaWriter encodeOptions(const CudaCompileOptions &O) {
   wire::MetaWriter W;
   W.str(O.SourcePath).u32(static_cast<uint32_t>(O.Flags.size()));
@@ -47,7 +54,7 @@ wire::MetaWriter encodeOptions(const CudaCompileOptions &O) {
 }
 
 std::vector<std::string> strings(wire::MetaReader &R) {
-  std::vector<std::string> V(std::min<uint32_t>(R.u32(), 1u << 16));
+  std::vector<std::string> V(R.count(sizeof(uint64_t)));
   for (std::string &S : V)
     S = R.str();
   return V;
@@ -74,7 +81,7 @@ Expected<CudaCompileOptions> decodeOptions(std::span<const uint8_t> Meta) {
     Specialization S;
     S.Args = R.u32() != 0;
     S.Dims = R.u32() != 0;
-    S.Layout.resize(std::min<uint32_t>(R.u32(), 4096));
+    S.Layout.resize(R.count(2 * sizeof(uint64_t)));
     for (ParamInfo &P : S.Layout) {
       P.Offset = R.u64();
       P.Size = R.u64();
@@ -90,25 +97,6 @@ Expected<CudaCompileOptions> decodeOptions(std::span<const uint8_t> Meta) {
   return O;
 }
 
-/// One frame: its type, meta and bulk.
-Expected<uint32_t> readFrame(int Fd, std::vector<uint8_t> &Meta,
-                             std::vector<uint8_t> &Bulk) {
-  uint8_t Raw[16];
-  R3_TRY(wire::readExactly(Fd, Raw));
-  uint32_t Type, MetaLength;
-  uint64_t BulkLength;
-  std::memcpy(&Type, Raw, 4);
-  std::memcpy(&MetaLength, Raw + 4, 4);
-  std::memcpy(&BulkLength, Raw + 8, 8);
-  if (Type < Request || Type > Failure || BulkLength > (4ull << 30))
-    return makeError("compile server: not a frame of its protocol (type ",
-                     Type, ")");
-  Meta.resize(MetaLength);
-  Bulk.resize(BulkLength);
-  R3_TRY(wire::readExactly(Fd, Meta));
-  R3_TRY(wire::readExactly(Fd, Bulk));
-  return Type;
-}
 } // namespace
 
 Error runCompileServer(int In, int Out) {
@@ -116,8 +104,11 @@ Error runCompileServer(int In, int Out) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL); // and a worker killed takes it along
   for (;;) {
     std::vector<uint8_t> Meta, Bulk;
-    auto Type = readFrame(In, Meta, Bulk);
-    if (!Type)
+    auto Header =
+        wire::readFrame(In, RequestLimits, "compile server", Meta, Bulk);
+    if (!Header)
+      return Header.takeError(); // a broken stream: nothing follows it
+    if (!*Header)
       return Error::success(); // the worker is gone: so are we
     double Timeout = 300;
     std::memcpy(&Timeout, Bulk.data(), std::min<size_t>(Bulk.size(), 8));
@@ -174,12 +165,15 @@ Expected<CudaCompiled> CompileServer::compile(const CudaCompileOptions &O,
     return makeError("compile server: ", E.message());
   }
   std::vector<uint8_t> Meta, Bulk;
-  auto Type = readFrame(FromServer, Meta, Bulk);
-  if (!Type) {
+  auto Header =
+      wire::readFrame(FromServer, ReplyLimits, "compile server", Meta, Bulk);
+  if (!Header || !*Header) {
     stop(); // the next compile starts another
-    return makeError("the compile server died: ", Type.error().message());
+    return makeError("the compile server died: ",
+                     Header ? "it closed its end of the pipe"
+                            : Header.error().message());
   }
-  if (*Type == Reply)
+  if ((*Header)->Type == Reply)
     return deserializeCompiled(Bulk);
   wire::MetaReader R(Meta);
   std::string Message = R.str();
