@@ -39,10 +39,13 @@
 // - Noise. Timings are noisy; the GP's noise variance is a hyperparameter
 //   chosen by marginal likelihood, so repeated near-equal times do not
 //   collapse the model.
-// - Scale. An exact GP costs the cube of its points at every proposal, so
-//   beyond 512 observations the models see the 128 fastest points and the
-//   most recent others (modelEntries): a campaign's long inner loop keeps
-//   proposing in milliseconds, not seconds, while its GPUs wait.
+// - Scale. An exact GP costs the cube of its points at every fit and the
+//   square for every point it scores, so beyond 256 observations the models
+//   see the 128 fastest points and the 128 most recent others
+//   (modelEntries): a local model of where the search is good and where it
+//   is now. A campaign's long inner loop keeps proposing in milliseconds
+//   while its GPUs wait (about 17 ms a proposal at 2000 observations on a
+//   GEMM cache's space; with 512 points it was over 50).
 #include "search/Strategy.h"
 #include "search/bo/Gp.h"
 
@@ -457,7 +460,7 @@ private:
   }
 
   static constexpr double SmallSpace = 1000;
-  static constexpr size_t MaxModelPoints = 512, BestKept = 128;
+  static constexpr size_t MaxModelPoints = 256, BestKept = 128;
   static constexpr unsigned PoolSize = 600;
   const Space &S;
   Rng R;

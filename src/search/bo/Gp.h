@@ -2,7 +2,7 @@
 // over feature vectors, a constant mean, Gaussian observation noise, and
 // hyperparameters (length scale, signal variance, noise) chosen by the log
 // marginal likelihood over a small grid. The spaces r3 searches are discrete
-// and observations few (tens to a few hundred; BayesOpt fits at most 512),
+// and observations few (tens to a few hundred; BayesOpt fits at most 256),
 // so an exact GP with a
 // Cholesky factorisation is cheap and a grid over three hyperparameters is
 // more robust than gradient ascent on a likelihood with many local optima.
