@@ -4,14 +4,12 @@
 // variant compiler finds a kernel in a source file with the same rules.
 //
 // A kernel is named by, in this order (the first rule that matches decides):
-//   1. its mangled name                    _Z8jacobi2dPKfPfii
-//   2. its demangled name                  jacobi2d(float const*, float*, int,
-//   int)
-//   3. that name without its parameters    jacobi2d, ns::react, f<int>
-//      (and, for templates, its return type)
-//   4. that without the namespaces and     react (for ns::react), f (for
-//   f<int>)
-//      classes, or the template arguments
+//   1. its mangled name: _Z8jacobi2dPKfPfii
+//   2. its demangled name: jacobi2d(float const*, float*, int, int)
+//   3. that name without its parameters (and, for templates, its return
+//      type): jacobi2d, ns::react, f<int>
+//   4. that without the namespaces and classes, or the template arguments:
+//      react (for ns::react), f (for f<int>)
 // Rules 3 and 4 name a kernel only when one kernel has the name; several are
 // an ambiguity, and the message lists them. A name nothing matches is an
 // error with a "did you mean" (edit distance) or the list of kernels.
