@@ -64,7 +64,7 @@ def start(r3, campaign, budget, launch=None):
                             stdout=log, stderr=log)
 
 
-def wait_for_more(db, proc, than, timeout=120):
+def wait_for_more(db, proc, than, timeout=600):
     end = time.time() + timeout
     while time.time() < end:
         if proc.poll() is not None:
@@ -140,7 +140,7 @@ def term_mode(r3, campaign, db, budget, signame="TERM", to_rank=None):
         if pid is None:
             fail("no process of rank %d" % to_rank)
         os.kill(pid, sig)
-    rc = proc.wait(timeout=120)
+    rc = proc.wait(timeout=600)
     if rc != 75:
         con = sqlite3.connect(db)
         n, = con.execute("SELECT count(*) FROM evaluations").fetchone()
@@ -188,7 +188,7 @@ def killrank_mode(r3, campaign, db, budget):
     if pid is None:
         fail("no rank 2 found")
     os.kill(pid, signal.SIGKILL)
-    rc = proc.wait(timeout=120)
+    rc = proc.wait(timeout=600)
     if rc == 0:
         fail("the job survived the death of rank 2")
     log = open(campaign + ".log", errors="replace").read()
