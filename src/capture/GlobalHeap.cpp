@@ -5,6 +5,8 @@
 // its place in the collection into a buffer of the element's length.
 #include "capture/GlobalHeap.h"
 
+#include "support/Bytes.h"
+
 #include <cstring>
 #include <map>
 #include <vector>
@@ -13,13 +15,6 @@ namespace r3 {
 
 namespace {
 constexpr uint64_t CollectionHeaderBytes = 16, ObjectHeaderBytes = 16;
-
-uint64_t le(std::span<const uint8_t> B, size_t At, int Bytes) {
-  uint64_t V = 0;
-  for (int I = Bytes - 1; I >= 0; --I)
-    V = (V << 8) | B[At + I];
-  return V;
-}
 
 /// A collection's objects: index -> size in bytes.
 using Objects = std::map<uint64_t, uint64_t>;
@@ -41,7 +36,7 @@ Expected<uint64_t> collectionSize(uint64_t At, uint64_t FileSize,
   if (Head[4] != 1)
     return damaged(At, "collection version " + std::to_string(Head[4]) +
                            ", expected 1");
-  uint64_t Size = le(Head, 8, 8);
+  uint64_t Size = littleEndian(Head, 8, 8);
   if (Size < CollectionHeaderBytes || Size > FileSize - At)
     return damaged(At, "a collection of " + std::to_string(Size) +
                            " bytes does not fit a file of " +
@@ -61,7 +56,8 @@ Expected<Objects> readCollection(uint64_t At, uint64_t FileSize,
   while (Pos < Size) {
     if (Size - Pos < ObjectHeaderBytes)
       break; // too small for an object header: free space
-    uint64_t Index = le(Bytes, Pos, 2), ObjectSize = le(Bytes, Pos + 8, 8);
+    uint64_t Index = littleEndian(Bytes, Pos, 2),
+             ObjectSize = littleEndian(Bytes, Pos + 8, 8);
     uint64_t Left = Size - Pos - ObjectHeaderBytes;
     std::string What = (Index > 0 ? "object " + std::to_string(Index)
                                   : std::string("its free space")) +
@@ -91,7 +87,8 @@ Expected<Objects> readCollection(uint64_t At, uint64_t FileSize,
 Error checkElement(uint64_t Element, std::span<const uint8_t> Raw,
                    uint64_t FileSize, const ReadAt &Read,
                    std::map<uint64_t, Objects> &Collections) {
-  uint64_t Length = le(Raw, 0, 4), At = le(Raw, 4, 8), Index = le(Raw, 12, 4);
+  uint64_t Length = littleEndian(Raw, 0, 4), At = littleEndian(Raw, 4, 8),
+           Index = littleEndian(Raw, 12, 4);
   if (At == 0)
     return Error::success(); // a null string: HDF5 reads no heap for it
   auto It = Collections.find(At);

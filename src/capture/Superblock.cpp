@@ -3,6 +3,8 @@
 // and 1 superblocks (what HDF5 1.10 writes by default) and versions 2 and 3.
 #include "capture/Superblock.h"
 
+#include "support/Bytes.h"
+
 #include <cstring>
 #include <fstream>
 
@@ -10,13 +12,6 @@ namespace r3 {
 
 namespace {
 constexpr uint8_t Signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-
-uint64_t le64(std::span<const uint8_t> B, size_t At) {
-  uint64_t V = 0;
-  for (int I = 7; I >= 0; --I)
-    V = (V << 8) | B[At + I];
-  return V;
-}
 
 /// Where each field of interest lies in a superblock of a version.
 struct Layout {
@@ -50,15 +45,15 @@ Error checkSuperblock(std::span<const uint8_t> Head, uint64_t FileSize) {
     return makeError("expected 8-byte HDF5 addresses and lengths, got ",
                      unsigned(Head[L.OffsetSizeAt]), " and ",
                      unsigned(Head[L.LengthSizeAt]));
-  if (uint64_t Base = le64(Head, L.BaseAt); Base != 0)
+  if (uint64_t Base = littleEndian(Head, L.BaseAt, 8); Base != 0)
     return makeError("expected the HDF5 superblock at the start of the file, "
                      "got base address ",
                      Base);
-  uint64_t Eof = le64(Head, L.EofAt);
+  uint64_t Eof = littleEndian(Head, L.EofAt, 8);
   if (Eof > FileSize)
     return makeError("truncated file: its superblock says ", Eof,
                      " bytes, the file has ", FileSize);
-  if (uint64_t Root = le64(Head, L.RootAt); Root >= Eof)
+  if (uint64_t Root = littleEndian(Head, L.RootAt, 8); Root >= Eof)
     return makeError("damaged HDF5 superblock: the root group at ", Root,
                      " lies past the end of the file's data (", Eof, ")");
   return Error::success();

@@ -307,22 +307,26 @@ PointList &PointList::operator=(std::vector<Point> New) {
   clear();
   Ps = std::move(New);
   Index.reserve(Ps.size());
-  for (const Point &P : Ps) {
-    Index.insert(P);
-    addRow(P);
-  }
+  for (size_t I = 0; I < Ps.size(); ++I)
+    add(I);
   return *this;
 }
 
 void PointList::push_back(Point P) {
-  Index.insert(P);
-  addRow(P);
   Ps.push_back(std::move(P));
+  add(Ps.size() - 1);
+}
+
+void PointList::add(size_t I) {
+  if (!Index.emplace(Ps[I], I).second && !Repeat)
+    Repeat = I;
+  addRow(Ps[I]);
 }
 
 void PointList::clear() {
   Ps.clear();
   Index.clear();
+  Repeat.reset();
   Rows.clear();
   Width = 0;
   Flat = true;

@@ -9,7 +9,8 @@
 #include <cstdint>
 #include <random>
 #include <string>
-#include <unordered_set>
+#include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace r3::search {
@@ -48,11 +49,12 @@ struct PointHash {
   size_t operator()(const Point &P) const;
 };
 
-/// The valid points of a constrained space, in their order, with a hash set
-/// kept in step: whether a point is allowed is a probe, not a scan (a
+/// The valid points of a constrained space, in their order, with a hash map
+/// of their positions kept in step: whether a point is allowed, and where, is
+/// a probe, not a scan (a
 /// tuning cache holds tens of thousands of points, and strategies look for
 /// allowed neighbours at every proposal). Reads like a vector; changes go
-/// through assignment, push_back and clear, which keep the set current.
+/// through assignment, push_back and clear, which keep the map current.
 class PointList {
 public:
   PointList() = default;
@@ -67,6 +69,15 @@ public:
   std::vector<Point>::const_iterator begin() const { return Ps.begin(); }
   std::vector<Point>::const_iterator end() const { return Ps.end(); }
   bool contains(const Point &P) const { return Index.count(P) > 0; }
+  /// The position of P's first occurrence, or none.
+  std::optional<size_t> indexOf(const Point &P) const {
+    auto It = Index.find(P);
+    if (It == Index.end())
+      return std::nullopt;
+    return It->second;
+  }
+  /// The position of the first point that repeats an earlier one, if any.
+  std::optional<size_t> firstRepeat() const { return Repeat; }
   /// The points as one row of value indices each, when every parameter of
   /// every point holds one value (no sequences): scans compare integers
   /// instead of vectors. Null otherwise.
@@ -77,10 +88,12 @@ public:
   }
 
 private:
+  void add(size_t I);
   void addRow(const Point &P);
 
   std::vector<Point> Ps;
-  std::unordered_set<Point, PointHash> Index;
+  std::unordered_map<Point, size_t, PointHash> Index; ///< first positions
+  std::optional<size_t> Repeat;
   std::vector<uint32_t> Rows;
   size_t Width = 0;
   bool Flat = true;

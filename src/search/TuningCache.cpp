@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <map>
 #include <cerrno>
 
 namespace r3::search {
@@ -368,7 +369,7 @@ Error buildCache(const CacheDocument &CacheDoc, TuningCache &C) {
   for (const ParamIndex &P : *Params)
     C.SearchSpace.Params.push_back(P.P);
   R3_TRY(readEntries(CacheDoc, *Params, C));
-  if (std::optional<size_t> Twice = C.reindex())
+  if (std::optional<size_t> Twice = C.SearchSpace.Allowed.firstRepeat())
     return makeError("cache entry '", CacheDoc.Entries[*Twice].Key,
                      "': the same configuration as an earlier entry");
   R3_TRY(findOptimum(C));
@@ -380,8 +381,8 @@ Error buildCache(const CacheDocument &CacheDoc, TuningCache &C) {
 } // namespace
 
 const CacheEntry *TuningCache::lookup(const Point &P) const {
-  auto It = Index.find(P);
-  return It == Index.end() ? nullptr : &Entries[It->second];
+  std::optional<size_t> I = SearchSpace.Allowed.indexOf(P);
+  return I ? &Entries[*I] : nullptr;
 }
 
 size_t TuningCache::failures() const {
@@ -394,15 +395,6 @@ double TuningCache::combinations() const {
   for (const Param &P : SearchSpace.Params)
     N *= static_cast<double>(P.Values.size());
   return N;
-}
-
-std::optional<size_t> TuningCache::reindex() {
-  Index.clear();
-  std::optional<size_t> Twice;
-  for (size_t I = 0; I < SearchSpace.Allowed.size(); ++I)
-    if (!Index.emplace(SearchSpace.Allowed[I], I).second && !Twice)
-      Twice = I;
-  return Twice;
 }
 
 Expected<TuningCache> parseTuningCache(const std::string &Text,

@@ -8,7 +8,6 @@
 #include "search/Space.h"
 #include "support/Error.h"
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,20 +37,12 @@ struct TuningCache {
   size_t OptimumIndex = 0;
 
   /// The outcome of P, or null when P is not in the cache (an invalid
-  /// configuration); O(log n).
+  /// configuration); a probe of SearchSpace.Allowed's index.
   const CacheEntry *lookup(const Point &P) const;
   /// How many entries failed.
   size_t failures() const;
   /// The number of combinations of the parameters' domains, valid or not.
   double combinations() const;
-
-  /// Builds the lookup index from SearchSpace.Allowed (loadTuningCache does;
-  /// needed again only by code that edits Allowed); returns the index of the
-  /// first point that repeats an earlier one, if any.
-  std::optional<size_t> reindex();
-
-private:
-  std::map<Point, size_t> Index;
 };
 
 /// Reads a cache file, plain JSON or gzip'd JSON (told apart by the gzip

@@ -153,23 +153,29 @@ RawHeader decodeHeader(std::span<const uint8_t, HeaderBytes> Raw) {
   return H;
 }
 
+std::array<uint8_t, HeaderBytes> encodeHeader(const RawHeader &H) {
+  std::array<uint8_t, HeaderBytes> Raw;
+  std::memcpy(Raw.data(), &H.Type, 4);
+  std::memcpy(Raw.data() + 4, &H.MetaLength, 4);
+  std::memcpy(Raw.data() + 8, &H.BulkLength, 8);
+  return Raw;
+}
+
 Error checkHeader(const RawHeader &H, const FrameLimits &L,
                   const char *Protocol) {
   if (H.Type < L.FirstType || H.Type > L.LastType)
     return makeError(Protocol, ": not a frame of this protocol (type ", H.Type,
                      ", expected ", L.FirstType, " to ", L.LastType, ")");
+  auto TooLong = [&](uint64_t Claimed, const char *Part, uint64_t Max) {
+    return makeError(Protocol, ": a frame of type ", H.Type, " claims ",
+                     Claimed, " ", Part,
+                     " bytes, more than any of its frames carries (", Max,
+                     ")");
+  };
   if (H.MetaLength > L.MaxMeta)
-    return makeError(Protocol, ": a frame of type ", H.Type, " claims ",
-                     H.MetaLength,
-                     " meta bytes, more than any of its frames "
-                     "carries (",
-                     L.MaxMeta, ")");
+    return TooLong(H.MetaLength, "meta", L.MaxMeta);
   if (H.BulkLength > L.MaxBulk)
-    return makeError(Protocol, ": a frame of type ", H.Type, " claims ",
-                     H.BulkLength,
-                     " bulk bytes, more than any of its frames "
-                     "carries (",
-                     L.MaxBulk, ")");
+    return TooLong(H.BulkLength, "bulk", L.MaxBulk);
   return Error::success();
 }
 
@@ -216,13 +222,9 @@ Error writeAll(int Fd, const void *P, size_t N) {
 
 Error writeFrame(int Fd, uint32_t Type, const MetaWriter &Meta,
                  std::span<const uint8_t> Bulk) {
-  uint8_t Raw[16];
-  uint32_t MetaLength = static_cast<uint32_t>(Meta.data().size());
-  uint64_t BulkLength = Bulk.size();
-  std::memcpy(Raw, &Type, 4);
-  std::memcpy(Raw + 4, &MetaLength, 4);
-  std::memcpy(Raw + 8, &BulkLength, 8);
-  R3_TRY(writeAll(Fd, Raw, sizeof Raw));
+  std::array<uint8_t, HeaderBytes> Raw = encodeHeader(
+      {Type, static_cast<uint32_t>(Meta.data().size()), Bulk.size()});
+  R3_TRY(writeAll(Fd, Raw.data(), Raw.size()));
   R3_TRY(writeAll(Fd, Meta.data().data(), Meta.data().size()));
   return writeAll(Fd, Bulk.data(), Bulk.size());
 }

@@ -10,6 +10,7 @@
 
 #include "support/Error.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -83,6 +84,9 @@ struct FrameLimits {
 };
 
 RawHeader decodeHeader(std::span<const uint8_t, HeaderBytes> Raw);
+/// The bytes of a header, as writeFrame sends them (and as tests and seed
+/// corpora forge them).
+std::array<uint8_t, HeaderBytes> encodeHeader(const RawHeader &H);
 /// An error, prefixed with Protocol, when H claims a type or lengths that L
 /// does not allow.
 Error checkHeader(const RawHeader &H, const FrameLimits &L,

@@ -5,6 +5,7 @@
 #include "campaign/WorkerProtocol.h"
 #include "record/Messages.h"
 #include "replay/ServerProtocol.h"
+#include "support/Frame.h"
 
 #include <cstdio>
 #include <cstring>
@@ -29,13 +30,9 @@ void put(const fs::path &Dir, const std::string &Name, uint8_t Selector,
 /// A whole frame of the shared codec: header, meta, bulk.
 void frame(std::vector<uint8_t> &Out, uint32_t Type, const MetaWriter &M,
            const std::vector<uint8_t> &Bulk = {}) {
-  uint32_t MetaLength = static_cast<uint32_t>(M.data().size());
-  uint64_t BulkLength = Bulk.size();
-  uint8_t H[16];
-  std::memcpy(H, &Type, 4);
-  std::memcpy(H + 4, &MetaLength, 4);
-  std::memcpy(H + 8, &BulkLength, 8);
-  Out.insert(Out.end(), H, H + 16);
+  auto H = wire::encodeHeader(
+      {Type, static_cast<uint32_t>(M.data().size()), Bulk.size()});
+  Out.insert(Out.end(), H.begin(), H.end());
   Out.insert(Out.end(), M.data().begin(), M.data().end());
   Out.insert(Out.end(), Bulk.begin(), Bulk.end());
 }

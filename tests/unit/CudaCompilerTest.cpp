@@ -9,6 +9,7 @@
 #include "compile/cuda/CudaCompiler.h"
 #include "compile/cuda/Stages.h"
 #include "support/FileUtil.h"
+#include "support/Frame.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -239,11 +240,8 @@ std::pair<std::string, long> compileServerOn(const std::vector<uint8_t> &In) {
 }
 
 std::vector<uint8_t> frameHeader(uint32_t Type, uint32_t Meta, uint64_t Bulk) {
-  std::vector<uint8_t> H(16);
-  std::memcpy(H.data(), &Type, 4);
-  std::memcpy(H.data() + 4, &Meta, 4);
-  std::memcpy(H.data() + 8, &Bulk, 8);
-  return H;
+  auto H = wire::encodeHeader({Type, Meta, Bulk});
+  return {H.begin(), H.end()};
 }
 } // namespace
 

@@ -47,11 +47,8 @@ int streamOf(const std::vector<uint8_t> &Bytes) {
 
 /// A frame header of the shared codec: type, meta length, bulk length.
 std::vector<uint8_t> header(uint32_t Type, uint32_t Meta, uint64_t Bulk) {
-  std::vector<uint8_t> H(16);
-  std::memcpy(H.data(), &Type, 4);
-  std::memcpy(H.data() + 4, &Meta, 4);
-  std::memcpy(H.data() + 8, &Bulk, 8);
-  return H;
+  auto H = wire::encodeHeader({Type, Meta, Bulk});
+  return {H.begin(), H.end()};
 }
 
 /// A "VmHWM:" or "VmRSS:" figure of this process, in KiB.

@@ -11,6 +11,7 @@
 // where LLVM 19's NVPTX backend reads __launch_bounds__ from (maxntidx,
 // minctasm, maxnreg) and turns them into .maxntid, .minnctapersm, .maxnreg.
 #include "compile/cuda/Stages.h"
+#include "support/Bytes.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/IR/Constants.h"
@@ -20,6 +21,7 @@
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -28,13 +30,6 @@ using namespace llvm;
 namespace r3::cuda {
 
 namespace {
-
-uint64_t littleEndian(const uint8_t *P, uint64_t Size) {
-  uint64_t V = 0;
-  for (uint64_t I = 0; I < Size && I < 8; ++I)
-    V |= uint64_t(P[I]) << (8 * I);
-  return V;
-}
 
 /// The constant of type T held by Bytes, or null when T is not a scalar.
 Constant *scalarConstant(Type *T, uint64_t Bits) {
@@ -64,7 +59,7 @@ Error specializeArg(Argument &A, const ParamInfo &P,
                      " lies at bytes ", P.Offset, "-", P.Offset + P.Size,
                      ", past the recorded parameter buffer of ", Params.size(),
                      " bytes");
-  if (Constant *C = scalarConstant(T, littleEndian(&Params[P.Offset], Size)))
+  if (Constant *C = scalarConstant(T, littleEndian(Params, P.Offset, std::min<uint64_t>(Size, 8))))
     A.replaceAllUsesWith(C);
   return Error::success();
 }
