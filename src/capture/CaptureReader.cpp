@@ -50,7 +50,10 @@ const std::vector<LaunchInfo> &CaptureReader::launches() const {
 
 Error CaptureReader::Impl::readRoot() {
   hid_t Root = File.get();
-  if (!h5::hasAttribute(Root, format::MagicAttr))
+  bool HasMagic = false;
+  if (Error E = moveInto(h5::hasAttribute(Root, format::MagicAttr), HasMagic))
+    return std::move(E).context("/");
+  if (!HasMagic)
     return Error::make("not an r3 capture (an HDF5 file without the '" +
                        format::MagicAttr + "' attribute on /)");
   auto Magic = h5::readStringAttr(Root, format::MagicAttr);
@@ -68,7 +71,9 @@ Error CaptureReader::Impl::readRoot() {
                      " is newer than this r3 reads (", CaptureFormatVersion,
                      "); upgrade r3 to read it");
   Version = static_cast<uint32_t>(*V);
-  if (!h5::hasAttribute(Root, format::CompleteAttr))
+  bool Complete = false;
+  R3_TRY(moveInto(h5::hasAttribute(Root, format::CompleteAttr), Complete));
+  if (!Complete)
     return Error::make("incomplete capture: its writer did not finish (was it "
                        "killed?); record it again");
   return Error::success();
@@ -105,10 +110,15 @@ Error CaptureReader::Impl::readHeader() {
           moveInto(h5::readUnsignedAttr(G, "memory_bytes"), D.MemoryBytes))
     return InDevice(std::move(E));
   // Optional: captures written before r3 recorded which device it was.
-  if (h5::hasAttribute(G, "ordinal"))
+  bool HasOrdinal = false, HasBusId = false;
+  if (Error E = moveInto(h5::hasAttribute(G, "ordinal"), HasOrdinal))
+    return InDevice(std::move(E));
+  if (HasOrdinal)
     if (Error E = moveInto(h5::readSignedAttr(G, "ordinal"), D.Ordinal))
       return InDevice(std::move(E));
-  if (h5::hasAttribute(G, "pci_bus_id"))
+  if (Error E = moveInto(h5::hasAttribute(G, "pci_bus_id"), HasBusId))
+    return InDevice(std::move(E));
+  if (HasBusId)
     if (Error E = moveInto(h5::readStringAttr(G, "pci_bus_id"), D.PciBusId))
       return InDevice(std::move(E));
   auto App = h5::openGroup(Root, "/application");
@@ -243,7 +253,9 @@ Error readLaunchAttrs(hid_t G, LaunchInfo &L, uint64_t KernelCount,
   R3_TRY(moveInto(h5::readUnsignedAttr(G, "dynamic_shared_bytes"),
                   L.DynamicSharedBytes));
   R3_TRY(moveInto(h5::readUnsignedAttr(G, "region_count"), Regions));
-  if (h5::hasAttribute(G, "duration_ns")) {
+  bool HasDuration = false;
+  R3_TRY(moveInto(h5::hasAttribute(G, "duration_ns"), HasDuration));
+  if (HasDuration) {
     uint64_t Ns = 0;
     R3_TRY(moveInto(h5::readUnsignedAttr(G, "duration_ns"), Ns));
     L.DurationNs = Ns;

@@ -19,16 +19,11 @@
 // holds other than the element's length in bytes.
 #pragma once
 
-#include "support/Error.h"
+#include "capture/ReadAt.h"
 
 #include <cstdint>
-#include <functional>
-#include <span>
 
 namespace r3 {
-
-/// Reads Out.size() bytes at Offset of the file (an error where it cannot).
-using ReadAt = std::function<Error(uint64_t Offset, std::span<uint8_t> Out)>;
 
 /// The bytes of one element of a variable-length string dataset as HDF5
 /// stores it with 8-byte addresses.

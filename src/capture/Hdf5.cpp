@@ -3,10 +3,12 @@
 #include "capture/Hdf5.h"
 
 #include "capture/GlobalHeap.h"
+#include "capture/ObjectHeader.h"
 
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <functional>
 #include <mutex>
 
 namespace r3::h5 {
@@ -117,7 +119,79 @@ bool exists(hid_t Loc, const std::string &Name) {
   return R > 0;
 }
 
-bool hasAttribute(hid_t Obj, const std::string &Name) {
+namespace {
+/// The size in bytes of the file that holds Obj (0 when unknown).
+uint64_t fileBytes(hid_t Obj) {
+  Handle File(H5Iget_file_id(Obj), H5Fclose);
+  hsize_t Size = 0;
+  if (!File.valid() || H5Fget_filesize(File.get(), &Size) < 0)
+    return 0;
+  return Size;
+}
+
+/// The path of the file that holds Obj.
+std::string filePath(hid_t Obj) {
+  ssize_t N = H5Fget_name(Obj, nullptr, 0);
+  if (N <= 0)
+    return "";
+  std::string Path(static_cast<size_t>(N) + 1, '\0');
+  H5Fget_name(Obj, Path.data(), Path.size());
+  Path.resize(static_cast<size_t>(N));
+  return Path;
+}
+
+/// Calls Check with the size of the file that holds Obj and a reader of its
+/// bytes, for r3's checks of metadata that HDF5 trusts.
+Error withFileBytes(
+    hid_t Obj, const std::function<Error(uint64_t, const ReadAt &)> &Check) {
+  std::string Path = filePath(Obj);
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return makeError("cannot read ", Path);
+  ReadAt Read = [&](uint64_t At, std::span<uint8_t> Out) -> Error {
+    In.clear();
+    In.seekg(static_cast<std::streamoff>(At));
+    In.read(reinterpret_cast<char *>(Out.data()),
+            static_cast<std::streamsize>(Out.size()));
+    if (static_cast<size_t>(In.gcount()) != Out.size())
+      return makeError("cannot read ", Out.size(), " bytes at offset ", At,
+                       " of ", Path);
+    return Error::success();
+  };
+  return Check(fileBytes(Obj), Read);
+}
+
+/// The address of Obj's object header in its file. H5O_INFO_BASIC loads
+/// the header without decoding its attribute messages.
+Expected<uint64_t> headerAddress(hid_t Obj) {
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t Info;
+  haddr_t Addr = HADDR_UNDEF;
+  if (H5Oget_info3(Obj, &Info, H5O_INFO_BASIC) < 0 ||
+      H5VLnative_token_to_addr(Obj, Info.token, &Addr) < 0)
+    return lastError("cannot read its object header");
+  return static_cast<uint64_t>(Addr);
+#else
+  H5O_info_t Info;
+  if (H5Oget_info2(Obj, &Info, H5O_INFO_BASIC) < 0)
+    return lastError("cannot read its object header");
+  return static_cast<uint64_t>(Info.addr);
+#endif
+}
+
+/// Checks Obj's attribute messages before HDF5 decodes any of them
+/// (capture/ObjectHeader.h).
+Error checkAttributes(hid_t Obj) {
+  uint64_t Addr = 0;
+  R3_TRY(moveInto(headerAddress(Obj), Addr));
+  return withFileBytes(Obj, [&](uint64_t FileSize, const ReadAt &Read) {
+    return checkObjectAttributes(Addr, FileSize, Read);
+  });
+}
+} // namespace
+
+Expected<bool> hasAttribute(hid_t Obj, const std::string &Name) {
+  R3_TRY(checkAttributes(Obj));
   htri_t R = H5Aexists(Obj, Name.c_str());
   H5Eclear2(H5E_DEFAULT);
   return R > 0;
@@ -126,8 +200,10 @@ bool hasAttribute(hid_t Obj, const std::string &Name) {
 namespace {
 Error writeRawAttr(hid_t Obj, const std::string &Name, hid_t Type, hid_t Space,
                    const void *Data) {
-  if (hasAttribute(Obj, Name))
+  // A file r3 is writing: its header is r3's own, and not all on disk yet.
+  if (H5Aexists(Obj, Name.c_str()) > 0)
     H5Adelete(Obj, Name.c_str());
+  H5Eclear2(H5E_DEFAULT);
   Handle A(H5Acreate2(Obj, Name.c_str(), Type, Space, H5P_DEFAULT, H5P_DEFAULT),
            H5Aclose);
   if (!A.valid() || H5Awrite(A.get(), Type, Data) < 0)
@@ -142,7 +218,9 @@ Error writeScalarAttr(hid_t Obj, const std::string &Name, hid_t Type,
 }
 
 Expected<Handle> openAttr(hid_t Obj, const std::string &Name) {
-  if (!hasAttribute(Obj, Name))
+  bool Exists = false;
+  R3_TRY(moveInto(hasAttribute(Obj, Name), Exists));
+  if (!Exists)
     return Error::make("missing attribute '" + Name + "'");
   hid_t Id = H5Aopen(Obj, Name.c_str(), H5P_DEFAULT);
   if (Id < 0)
@@ -163,15 +241,6 @@ Error expectOne(hid_t Attr, const std::string &Name) {
   if (N != 1)
     return makeError("attribute '", Name, "': expected one value, got ", N);
   return Error::success();
-}
-
-/// The size in bytes of the file that holds Obj (0 when unknown).
-uint64_t fileBytes(hid_t Obj) {
-  Handle File(H5Iget_file_id(Obj), H5Fclose);
-  hsize_t Size = 0;
-  if (!File.valid() || H5Fget_filesize(File.get(), &Size) < 0)
-    return 0;
-  return Size;
 }
 
 /// The element count of a small object that r3 reads whole (an attribute,
@@ -340,17 +409,6 @@ Error writeStringDataset(hid_t Loc, const std::string &Name,
 }
 
 namespace {
-/// The path of the file that holds Obj.
-std::string filePath(hid_t Obj) {
-  ssize_t N = H5Fget_name(Obj, nullptr, 0);
-  if (N <= 0)
-    return "";
-  std::string Path(static_cast<size_t>(N) + 1, '\0');
-  H5Fget_name(Obj, Path.data(), Path.size());
-  Path.resize(static_cast<size_t>(N));
-  return Path;
-}
-
 /// Checks a variable-length string dataset of Count elements, and the
 /// global heap collections it refers to, before HDF5 converts its strings
 /// (capture/GlobalHeap.h): HDF5 1.10 trusts the heap's sizes. r3 writes
@@ -364,21 +422,9 @@ Error checkStringStorage(hid_t Dataset, uint64_t Count) {
     return Error::make("expected variable-length strings stored contiguously "
                        "in the file, as r3 writes them");
   }
-  std::string Path = filePath(Dataset);
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return makeError("cannot read ", Path);
-  ReadAt Read = [&](uint64_t At, std::span<uint8_t> Out) -> Error {
-    In.clear();
-    In.seekg(static_cast<std::streamoff>(At));
-    In.read(reinterpret_cast<char *>(Out.data()),
-            static_cast<std::streamsize>(Out.size()));
-    if (static_cast<size_t>(In.gcount()) != Out.size())
-      return makeError("cannot read ", Out.size(), " bytes at offset ", At,
-                       " of ", Path);
-    return Error::success();
-  };
-  return checkVlenStrings(Offset, Count, fileBytes(Dataset), Read);
+  return withFileBytes(Dataset, [&](uint64_t FileSize, const ReadAt &Read) {
+    return checkVlenStrings(Offset, Count, FileSize, Read);
+  });
 }
 } // namespace
 

@@ -49,7 +49,10 @@ Expected<Handle> createGroup(hid_t Loc, const std::string &Name);
 Expected<Handle> openGroup(hid_t Loc, const std::string &Name);
 Expected<Handle> openDataset(hid_t Loc, const std::string &Name);
 bool exists(hid_t Loc, const std::string &Name);
-bool hasAttribute(hid_t Obj, const std::string &Name);
+/// Whether Obj has the attribute Name; an error where Obj's header is
+/// damaged (its attribute messages are checked before HDF5 decodes them:
+/// capture/ObjectHeader.h).
+Expected<bool> hasAttribute(hid_t Obj, const std::string &Name);
 
 // Attributes (scalars, strings, small arrays).
 Error writeAttr(hid_t Obj, const std::string &Name, uint64_t Value);

@@ -455,3 +455,82 @@ TEST_CASE("fuzz: the capture seeds pass the global heap checks", "[fuzz]") {
       CHECK_FALSE((*R)->header().CommandLine.empty());
   }
 }
+
+namespace {
+/// The file offset of the root group's object header, and of the data of
+/// its attribute message named Name (found by the name, which the message
+/// holds 8 bytes into its data; a capture r3 wrote: version 1 headers).
+std::pair<uint64_t, uint64_t> rootAttribute(const std::string &Path,
+                                            const std::string &Name) {
+  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(File >= 0);
+  H5O_info_t Info;
+  REQUIRE(H5Oget_info2(File, &Info, H5O_INFO_BASIC) >= 0);
+  H5Fclose(File);
+  std::ifstream In(Path, std::ios::binary);
+  std::vector<char> Bytes(std::istreambuf_iterator<char>(In), {});
+  REQUIRE(Bytes.at(Info.addr) == 1); // a version 1 object header
+  std::string Needle = Name + '\0';
+  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
+                        Bytes.end(), Needle.begin(), Needle.end());
+  REQUIRE(It != Bytes.end());
+  uint64_t Data = static_cast<uint64_t>(It - Bytes.begin()) - 8;
+  REQUIRE(Bytes.at(Data) == 1); // attribute message version 1
+  REQUIRE(static_cast<uint8_t>(Bytes.at(Data + 2)) == Needle.size());
+  return {Info.addr, Data};
+}
+} // namespace
+
+TEST_CASE("fuzz: a damaged attribute message is an error, not a read past "
+          "HDF5's buffers",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture: a damaged attribute message in the root
+  // group's header made HDF5 1.10's attribute decoder, under r3's first
+  // H5Aexists, strdup a name with no null inside the message or copy a value
+  // past it (ASan: heap-buffer-overflow). r3 now checks every attribute
+  // message of an object before HDF5 decodes one (capture/ObjectHeader.h).
+  std::string Path = damagedCapture("attribute.h5", [](hid_t) {});
+  auto [Header, Data] = rootAttribute(Path, format::VersionAttr);
+  std::vector<char> Bytes;
+  {
+    std::ifstream In(Path, std::ios::binary);
+    Bytes.assign(std::istreambuf_iterator<char>(In), {});
+  }
+  uint64_t MessageSize = static_cast<uint8_t>(Bytes[Data - 6]) |
+                         static_cast<uint8_t>(Bytes[Data - 5]) << 8;
+  auto Damaged = [&](uint64_t At, uint64_t V, size_t N) {
+    std::ofstream(Path, std::ios::binary).write(Bytes.data(), Bytes.size());
+    patch(Path, At, V, N);
+    auto R = CaptureReader::open(Path);
+    REQUIRE_FALSE(R);
+    return R.error().message().substr(Path.size() + 2);
+  };
+  std::string Where = "/: damaged object header at offset " +
+                      std::to_string(Header) +
+                      ": the attribute message at offset " +
+                      std::to_string(Data - 8) + ": ";
+  // The name's size (2 bytes at 2), past the message.
+  CHECK(Damaged(Data + 2, 0xfff0, 2) ==
+        Where + "its name (65520 bytes at 8) runs past the message (" +
+            std::to_string(MessageSize) + " bytes)");
+  // The name without its terminating null: "format_version" is 14 bytes.
+  CHECK(Damaged(Data + 2, 14, 2) ==
+        Where + "its name has no terminating null within its 14 bytes");
+  // The datatype's size (4 bytes at 4 of the datatype, which follows the
+  // name padded to 8 bytes): the value of one element no longer fits.
+  uint64_t Datatype = Data + 8 + 16;
+  CHECK(Damaged(Datatype + 4, 1u << 20, 4).starts_with(
+      Where + "its value (1 elements of 1048576 bytes) is larger than the "));
+  // A datatype class r3 does not write (6: compound).
+  CHECK(Damaged(Datatype, 0x16, 1) ==
+        Where + "datatype class 6, which r3 does not write in attributes (it "
+                "writes integers and fixed-length strings)");
+  // The message's own size, past its chunk: HDF5 checks that itself when
+  // it loads the header.
+  CHECK(Damaged(Data - 6, 0xfff8, 2) ==
+        "cannot open HDF5 file: corrupt object header");
+  // Undamaged, the capture opens.
+  std::ofstream(Path, std::ios::binary).write(Bytes.data(), Bytes.size());
+  CHECK(CaptureReader::open(Path));
+  std::filesystem::remove(Path);
+}

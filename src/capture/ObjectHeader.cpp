@@ -1,0 +1,210 @@
+// Checks of a version 1 object header's attribute messages before HDF5
+// decodes them (ObjectHeader.h). The walk over the chunks is the one
+// H5O__chunk_deserialize does in HDF5 1.10; the attribute's fields are read
+// in the order H5O_attr_decode reads them, with the bounds it lacks.
+#include "capture/ObjectHeader.h"
+
+#include "support/Bytes.h"
+
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace r3 {
+
+namespace {
+constexpr uint64_t PrefixBytes = 16, MessageHeaderBytes = 8;
+constexpr uint16_t ContinuationType = 0x10, AttributeType = 0x0C;
+constexpr uint8_t SharedMessageFlag = 0x02;
+/// A bound on the chunks of one header (r3 writes one or two), so that a
+/// damaged continuation cannot make the walk long.
+constexpr size_t MaxChunks = 1024;
+/// HDF5's H5S_MAX_RANK.
+constexpr unsigned MaxRank = 32;
+
+using Bytes = std::span<const uint8_t>;
+
+uint64_t align8(uint64_t N) { return (N + 7) / 8 * 8; }
+
+/// What is wrong with an attribute's datatype, or nothing; ElementSize is
+/// the size HDF5 will take for each element of the value.
+std::string checkDatatype(Bytes D, uint64_t &ElementSize) {
+  if (D.size() < 8)
+    return "a datatype of " + std::to_string(D.size()) +
+           " bytes, shorter than its 8-byte header";
+  unsigned Class = D[0] & 0x0F;
+  uint64_t Need = 0;
+  switch (Class) {
+  case 0: // fixed-point: bit offset and precision
+    Need = 12;
+    break;
+  case 1: // floating-point: offset, precision, exponent and mantissa fields
+    Need = 20;
+    break;
+  case 3: // string: no properties
+    Need = 8;
+    break;
+  default:
+    return "datatype class " + std::to_string(Class) +
+           ", which r3 does not write in attributes (it writes integers "
+           "and fixed-length strings)";
+  }
+  if (D.size() < Need)
+    return "a datatype of class " + std::to_string(Class) + " in " +
+           std::to_string(D.size()) + " bytes, shorter than its " +
+           std::to_string(Need);
+  ElementSize = littleEndian(D, 4, 4);
+  return "";
+}
+
+/// What is wrong with an attribute's dataspace, or nothing; Elements is its
+/// element count.
+std::string checkDataspace(Bytes D, uint64_t &Elements) {
+  if (D.size() < 4)
+    return "a dataspace of " + std::to_string(D.size()) + " bytes";
+  unsigned Version = D[0], Rank = D[1], Flags = D[2];
+  if (Version != 1 && Version != 2)
+    return "dataspace version " + std::to_string(Version) +
+           " (expected 1 or 2)";
+  if (Rank > MaxRank)
+    return "a dataspace of rank " + std::to_string(Rank) + " (at most " +
+           std::to_string(MaxRank) + ")";
+  uint64_t Header = Version == 1 ? 8 : 4;
+  uint64_t Need = Header + 8ull * Rank * ((Flags & 1) ? 2 : 1);
+  if (D.size() < Need)
+    return "a dataspace of rank " + std::to_string(Rank) + " in " +
+           std::to_string(D.size()) + " bytes, shorter than its " +
+           std::to_string(Need);
+  if (Version == 2 && D[3] > 2)
+    return "dataspace type " + std::to_string(D[3]) + " (expected 0-2)";
+  if (Version == 2 && D[3] == 2) { // null: no elements
+    Elements = 0;
+    return "";
+  }
+  Elements = 1; // a scalar, or the product of the dimensions
+  for (unsigned I = 0; I < Rank; ++I) {
+    uint64_t Dim = littleEndian(D, Header + 8ull * I, 8);
+    if (Dim != 0 && Elements > UINT64_MAX / Dim)
+      return "a dataspace whose element count overflows";
+    Elements *= Dim;
+  }
+  return "";
+}
+
+/// What is wrong with one attribute message's data, or nothing.
+std::string checkAttribute(Bytes D) {
+  if (D.size() < 8)
+    return "an attribute message of " + std::to_string(D.size()) + " bytes";
+  unsigned Version = D[0];
+  if (Version < 1 || Version > 3)
+    return "attribute message version " + std::to_string(Version) +
+           " (expected 1, 2 or 3)";
+  if (Version >= 2 && (D[1] & 0x03))
+    return "an attribute with a shared datatype or dataspace, which r3 does "
+           "not write";
+  uint64_t NameSize = littleEndian(D, 2, 2), DtSize = littleEndian(D, 4, 2),
+           DsSize = littleEndian(D, 6, 2);
+  auto Pad = [&](uint64_t N) { return Version == 1 ? align8(N) : N; };
+  uint64_t Pos = Version == 3 ? 9 : 8;
+  auto Field = [&](uint64_t Size, const char *What) -> std::string {
+    if (Pos > D.size() || Size > D.size() - Pos)
+      return std::string("its ") + What + " (" + std::to_string(Size) +
+             " bytes at " + std::to_string(Pos) + ") runs past the message (" +
+             std::to_string(D.size()) + " bytes)";
+    return "";
+  };
+  if (std::string Why = Field(NameSize, "name"); !Why.empty())
+    return Why;
+  if (NameSize == 0 || !std::memchr(D.data() + Pos, 0, NameSize))
+    return "its name has no terminating null within its " +
+           std::to_string(NameSize) + " bytes";
+  Pos += Pad(NameSize);
+  if (std::string Why = Field(DtSize, "datatype"); !Why.empty())
+    return Why;
+  uint64_t ElementSize = 0;
+  if (std::string Why = checkDatatype(D.subspan(Pos, DtSize), ElementSize);
+      !Why.empty())
+    return Why;
+  Pos += Pad(DtSize);
+  if (std::string Why = Field(DsSize, "dataspace"); !Why.empty())
+    return Why;
+  uint64_t Elements = 0;
+  if (std::string Why = checkDataspace(D.subspan(Pos, DsSize), Elements);
+      !Why.empty())
+    return Why;
+  Pos += Pad(DsSize);
+  if (Pos > D.size())
+    return "its dataspace runs past the message";
+  uint64_t Left = D.size() - Pos;
+  if (ElementSize != 0 && Elements > Left / ElementSize)
+    return "its value (" + std::to_string(Elements) + " elements of " +
+           std::to_string(ElementSize) + " bytes) is larger than the " +
+           std::to_string(Left) + " bytes left in the message";
+  return "";
+}
+
+Error damaged(uint64_t Addr, const std::string &What) {
+  return makeError("damaged object header at offset ", Addr, ": ", What);
+}
+} // namespace
+
+Error checkObjectAttributes(uint64_t Addr, uint64_t FileSize,
+                            const ReadAt &Read) {
+  if (Addr > FileSize || FileSize - Addr < PrefixBytes)
+    return damaged(Addr, "past the end of the file (" +
+                             std::to_string(FileSize) + " bytes)");
+  uint8_t Prefix[PrefixBytes];
+  R3_TRY(Read(Addr, Prefix));
+  if (Prefix[0] != 1)
+    return Error::success(); // version 2 ("OHDR"): checksummed, HDF5 checks
+  struct Chunk {
+    uint64_t At, Size;
+  };
+  std::vector<Chunk> Chunks{{Addr + PrefixBytes, littleEndian(Prefix, 8, 4)}};
+  std::set<uint64_t> Seen{Addr + PrefixBytes};
+  for (size_t C = 0; C < Chunks.size(); ++C) {
+    Chunk Ch = Chunks[C];
+    if (Ch.At > FileSize || Ch.Size > FileSize - Ch.At)
+      return damaged(Addr, "a chunk of " + std::to_string(Ch.Size) +
+                               " bytes at offset " + std::to_string(Ch.At) +
+                               " does not fit a file of " +
+                               std::to_string(FileSize) + " bytes");
+    std::vector<uint8_t> B(Ch.Size);
+    R3_TRY(Read(Ch.At, B));
+    for (uint64_t Pos = 0; Ch.Size - Pos >= MessageHeaderBytes;) {
+      uint64_t Type = littleEndian(B, Pos, 2), Size = littleEndian(B, Pos + 2, 2);
+      uint8_t Flags = B[Pos + 4];
+      uint64_t Data = Pos + MessageHeaderBytes, At = Ch.At + Pos;
+      if (Size > Ch.Size - Data)
+        return damaged(Addr, "the message at offset " + std::to_string(At) +
+                                 " (" + std::to_string(Size) +
+                                 " bytes) runs past its chunk");
+      Bytes Message(B.data() + Data, Size);
+      if (Type == ContinuationType) {
+        if (Size < 16)
+          return damaged(Addr, "a continuation message of " +
+                                   std::to_string(Size) + " bytes at offset " +
+                                   std::to_string(At));
+        uint64_t Next = littleEndian(Message, 0, 8),
+                 Length = littleEndian(Message, 8, 8);
+        if (!Seen.insert(Next).second || Chunks.size() == MaxChunks)
+          return damaged(Addr, "its continuation messages loop or exceed " +
+                                   std::to_string(MaxChunks) + " chunks");
+        Chunks.push_back({Next, Length});
+      } else if (Type == AttributeType) {
+        if (Flags & SharedMessageFlag)
+          return damaged(Addr, "a shared attribute message at offset " +
+                                   std::to_string(At) +
+                                   ", which r3 does not write");
+        if (std::string Why = checkAttribute(Message); !Why.empty())
+          return damaged(Addr, "the attribute message at offset " +
+                                   std::to_string(At) + ": " + Why);
+      }
+      Pos = Data + Size;
+    }
+  }
+  return Error::success();
+}
+
+} // namespace r3
