@@ -33,6 +33,11 @@ if(NOT TARGET hdf5::hdf5)
   target_link_libraries(hdf5::hdf5 INTERFACE ${HDF5_C_LIBRARIES})
   target_compile_definitions(hdf5::hdf5 INTERFACE ${HDF5_C_DEFINITIONS})
 endif()
+# 1.10.5: H5Dget_num_chunks, with which the reader checks that every chunk
+# of a byte dataset is stored.
+if(HDF5_VERSION AND HDF5_VERSION VERSION_LESS 1.10.5)
+  message(FATAL_ERROR "r3: HDF5 ${HDF5_VERSION} is older than 1.10.5, which r3 needs")
+endif()
 message(STATUS "r3: HDF5 ${HDF5_VERSION}")
 
 find_package(SQLite3)

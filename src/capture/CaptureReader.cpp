@@ -155,6 +155,8 @@ CaptureReader::Impl::checkedByteDataset(const std::string &Path,
     return Size.takeError().context(Path);
   if (*Size == 0)
     return Error::make(Path + ": zero-length region");
+  if (Error E = h5::checkStored(D->get(), *Size))
+    return std::move(E).context(Path);
   if (Expected && *Size != Expected)
     return makeError(Path, ": holds ", *Size, " bytes, expected ", Expected);
   return Size;

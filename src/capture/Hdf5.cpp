@@ -558,6 +558,31 @@ Error readBytes(hid_t Dataset, uint64_t Offset, std::span<uint8_t> Out) {
   return transferBytes(Dataset, Offset, Out.data(), Out.size(), false);
 }
 
+Error checkStored(hid_t Dataset, uint64_t Size) {
+  Handle Props(H5Dget_create_plist(Dataset), H5Pclose);
+  if (!Props.valid())
+    return lastError("cannot read its creation properties");
+  if (H5Pget_layout(Props.get()) != H5D_CHUNKED) {
+    hsize_t Stored = H5Dget_storage_size(Dataset);
+    if (Stored < Size)
+      return makeError(Stored, " bytes stored of its ", Size,
+                       " (a damaged or unfinished file)");
+    return Error::success();
+  }
+  hsize_t Chunk = 0;
+  if (H5Pget_chunk(Props.get(), 1, &Chunk) != 1 || Chunk == 0)
+    return Error::make("expected a one-dimensional chunked dataset");
+  hsize_t Stored = 0;
+  Handle Space(H5Dget_space(Dataset), H5Sclose);
+  if (H5Dget_num_chunks(Dataset, Space.get(), &Stored) < 0)
+    return lastError("cannot count its chunks");
+  uint64_t Expected = Size / Chunk + (Size % Chunk != 0);
+  if (Stored != Expected)
+    return makeError(Stored, " of its ", Expected, " chunks of ", Chunk,
+                     " bytes stored (a damaged or unfinished file)");
+  return Error::success();
+}
+
 Expected<uint64_t> byteDatasetSize(hid_t Dataset) {
   Handle Type(H5Dget_type(Dataset), H5Tclose);
   if (H5Tget_class(Type.get()) != H5T_INTEGER || H5Tget_size(Type.get()) != 1)

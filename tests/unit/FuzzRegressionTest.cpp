@@ -534,3 +534,37 @@ TEST_CASE("fuzz: a damaged attribute message is an error, not a read past "
   CHECK(CaptureReader::open(Path));
   std::filesystem::remove(Path);
 }
+
+TEST_CASE("fuzz: a byte dataset larger than what its file stores is an "
+          "error, not gigabytes of zeros",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture: a damaged dataspace made a 45 KB capture's
+  // module image 1.7 GB, which HDF5 reads as zeros where no chunk is stored,
+  // so readModule allocated it and the fuzzer ran out of memory. Every
+  // chunk of a byte dataset must now be stored.
+  std::string Path = damagedCapture("unstored.h5", [](hid_t F) {
+    REQUIRE(H5Ldelete(F, "/modules/0/image", H5P_DEFAULT) >= 0);
+    hsize_t N = 1ull << 30, Chunk = 4ull << 20;
+    hid_t Space = H5Screate_simple(1, &N, nullptr);
+    hid_t Props = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(Props, 1, &Chunk);
+    hid_t D = H5Dcreate2(F, "/modules/0/image", H5T_NATIVE_UINT8, Space,
+                         H5P_DEFAULT, Props, H5P_DEFAULT);
+    REQUIRE(D >= 0);
+    // The first chunk only.
+    std::vector<uint8_t> Bytes(Chunk, 7);
+    hsize_t Start = 0;
+    hid_t Mem = H5Screate_simple(1, &Chunk, nullptr);
+    H5Sselect_hyperslab(Space, H5S_SELECT_SET, &Start, nullptr, &Chunk,
+                        nullptr);
+    REQUIRE(H5Dwrite(D, H5T_NATIVE_UINT8, Mem, Space, H5P_DEFAULT,
+                     Bytes.data()) >= 0);
+    H5Sclose(Mem);
+    H5Dclose(D);
+    H5Pclose(Props);
+    H5Sclose(Space);
+  });
+  CHECK(openError(Path).ends_with(
+      "/modules/0/image: 1 of its 256 chunks of 4194304 bytes stored (a "
+      "damaged or unfinished file)"));
+}

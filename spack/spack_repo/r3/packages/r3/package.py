@@ -53,7 +53,7 @@ class R3(CMakePackage, CudaPackage):
     # (host recipes, the variant compiler). CMake's find_package needs 19.1.
     depends_on("llvm@19.1+clang", type=("build", "link", "run"))
     # Serial HDF5: r3 uses the C API from one process; parallel HDF5 is untried.
-    depends_on("hdf5@1.10:~mpi", type=("build", "link"))
+    depends_on("hdf5@1.10.5:~mpi", type=("build", "link"))
     depends_on("sqlite@3.31:", type=("build", "link"))
     depends_on("curl", type=("build", "link"))
     depends_on("zlib-api", type=("build", "link"))
