@@ -179,19 +179,19 @@ Expected<uint64_t> headerAddress(hid_t Obj) {
 #endif
 }
 
-/// Checks Obj's attribute messages before HDF5 decodes any of them
-/// (capture/ObjectHeader.h).
-Error checkAttributes(hid_t Obj) {
+/// Checks Obj's header before HDF5 decodes any of its attributes or
+/// converts its strings (capture/ObjectHeader.h).
+Error checkHeader(hid_t Obj) {
   uint64_t Addr = 0;
   R3_TRY(moveInto(headerAddress(Obj), Addr));
   return withFileBytes(Obj, [&](uint64_t FileSize, const ReadAt &Read) {
-    return checkObjectAttributes(Addr, FileSize, Read);
+    return checkObjectHeader(Addr, FileSize, Read);
   });
 }
 } // namespace
 
 Expected<bool> hasAttribute(hid_t Obj, const std::string &Name) {
-  R3_TRY(checkAttributes(Obj));
+  R3_TRY(checkHeader(Obj));
   htri_t R = H5Aexists(Obj, Name.c_str());
   H5Eclear2(H5E_DEFAULT);
   return R > 0;
@@ -445,6 +445,8 @@ Expected<std::vector<std::string>> readStringDataset(hid_t Loc,
   std::vector<char *> Ptrs(N);
   if (Ptrs.empty())
     return std::vector<std::string>();
+  if (Error E = checkHeader(D->get()))
+    return std::move(E).context(Name);
   if (Error E = checkStringStorage(D->get(), N))
     return std::move(E).context(Name);
   if (H5Dread(D->get(), Type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT,

@@ -1,5 +1,5 @@
-// Checks of a version 1 object header's attribute messages before HDF5
-// decodes them (ObjectHeader.h). The walk over the chunks is the one
+// Checks of a version 1 object header's attribute and datatype messages
+// before HDF5 decodes or converts with them (ObjectHeader.h). The walk over the chunks is the one
 // H5O__chunk_deserialize does in HDF5 1.10; the attribute's fields are read
 // in the order H5O_attr_decode reads them, with the bounds it lacks.
 #include "capture/ObjectHeader.h"
@@ -15,7 +15,8 @@ namespace r3 {
 
 namespace {
 constexpr uint64_t PrefixBytes = 16, MessageHeaderBytes = 8;
-constexpr uint16_t ContinuationType = 0x10, AttributeType = 0x0C;
+constexpr uint16_t DatatypeType = 0x03, ContinuationType = 0x10,
+                   AttributeType = 0x0C;
 constexpr uint8_t SharedMessageFlag = 0x02;
 /// A bound on the chunks of one header (r3 writes one or two), so that a
 /// damaged continuation cannot make the walk long.
@@ -144,13 +145,29 @@ std::string checkAttribute(Bytes D) {
   return "";
 }
 
+/// What is wrong with a dataset's datatype message, or nothing: a
+/// variable-length string's characters are one byte each. HDF5 converts such
+/// a string with buffers of its length times the character size, so a
+/// damaged size (once 2.5 GB a character) made it allocate gigabytes.
+std::string checkDatasetType(Bytes D) {
+  if (D.size() < 8 || (D[0] & 0x0F) != 9 || (D[1] & 0x0F) != 1)
+    return ""; // not a variable-length string
+  if (D.size() < 16)
+    return "a variable-length string type of " + std::to_string(D.size()) +
+           " bytes, too short for its character type";
+  if (uint64_t Char = littleEndian(D, 12, 4); Char != 1)
+    return "a variable-length string of " + std::to_string(Char) +
+           "-byte characters (expected 1)";
+  return "";
+}
+
 Error damaged(uint64_t Addr, const std::string &What) {
   return makeError("damaged object header at offset ", Addr, ": ", What);
 }
 } // namespace
 
-Error checkObjectAttributes(uint64_t Addr, uint64_t FileSize,
-                            const ReadAt &Read) {
+Error checkObjectHeader(uint64_t Addr, uint64_t FileSize,
+                        const ReadAt &Read) {
   if (Addr > FileSize || FileSize - Addr < PrefixBytes)
     return damaged(Addr, "past the end of the file (" +
                              std::to_string(FileSize) + " bytes)");
@@ -192,6 +209,10 @@ Error checkObjectAttributes(uint64_t Addr, uint64_t FileSize,
           return damaged(Addr, "its continuation messages loop or exceed " +
                                    std::to_string(MaxChunks) + " chunks");
         Chunks.push_back({Next, Length});
+      } else if (Type == DatatypeType) {
+        if (std::string Why = checkDatasetType(Message); !Why.empty())
+          return damaged(Addr, "the datatype message at offset " +
+                                   std::to_string(At) + ": " + Why);
       } else if (Type == AttributeType) {
         if (Flags & SharedMessageFlag)
           return damaged(Addr, "a shared attribute message at offset " +

@@ -1,4 +1,5 @@
-// What r3 checks of an object's header before HDF5 decodes its attributes.
+// What r3 checks of an object's header before HDF5 decodes its attributes
+// or converts its variable-length strings.
 // HDF5 1.10 trusts the sizes inside an attribute message: a damaged one
 // makes its decoder strdup a name with no terminating null inside the
 // message, or copy a value larger than what is left of it (heap reads past
@@ -21,6 +22,11 @@
 //                     in version 1) and the value: the dataspace's elements
 //                     times the datatype's size
 //
+// A dataset's datatype message is checked too where HDF5 sizes buffers by
+// it: a variable-length string's character type (its base type, 8 bytes
+// into the message, size at 12) must be one byte, or HDF5 converts each
+// string with a buffer of its length times a damaged size.
+//
 // Version 2 headers ("OHDR") are checksummed, and HDF5 verifies the
 // checksum before it decodes a message, so they are left to HDF5. Of the
 // datatypes, r3 writes and reads only integers and fixed-length strings in
@@ -35,10 +41,10 @@
 
 namespace r3 {
 
-/// Checks every attribute message in the object header at Addr of a file
-/// of FileSize bytes: each one's name, datatype, dataspace and value lie
-/// inside the message. A version 2 header is not checked (see above).
-Error checkObjectAttributes(uint64_t Addr, uint64_t FileSize,
-                            const ReadAt &Read);
+/// Checks the object header at Addr of a file of FileSize bytes: in every
+/// attribute message the name, datatype, dataspace and value lie inside the
+/// message, and a variable-length string datatype has 1-byte characters. A
+/// version 2 header is not checked (see above).
+Error checkObjectHeader(uint64_t Addr, uint64_t FileSize, const ReadAt &Read);
 
 } // namespace r3

@@ -568,3 +568,38 @@ TEST_CASE("fuzz: a byte dataset larger than what its file stores is an "
       "/modules/0/image: 1 of its 256 chunks of 4194304 bytes stored (a "
       "damaged or unfinished file)"));
 }
+
+TEST_CASE("fuzz: a variable-length string of huge characters is an error, "
+          "not gigabytes of conversion buffers",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture: the command line's datatype said each
+  // character of its variable-length strings was 2.5 GB, and HDF5 1.10
+  // converted the strings with buffers of that size (15 GB resident for a
+  // 45 KB file). r3 now checks the character size first.
+  std::string Path = damagedCapture("huge-char.h5", [](hid_t) {});
+  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(File >= 0);
+  H5O_info_t Info;
+  REQUIRE(H5Oget_info_by_name2(File, "/application/command_line", &Info,
+                               H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+  H5Fclose(File);
+  std::vector<char> Bytes;
+  {
+    std::ifstream In(Path, std::ios::binary);
+    Bytes.assign(std::istreambuf_iterator<char>(In), {});
+  }
+  // The datatype message's data: class 9 (variable-length) version 1, a
+  // string, 16 bytes an element; its character type's size 12 bytes in.
+  const char Type[] = {0x19, 0x01, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00};
+  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
+                        Bytes.end(), std::begin(Type), std::end(Type));
+  REQUIRE(It != Bytes.end());
+  uint64_t Data = static_cast<uint64_t>(It - Bytes.begin());
+  patch(Path, Data + 12, 0x98000001, 4);
+  CHECK(openError(Path).ends_with(
+      "/application: command_line: damaged object header at offset " +
+      std::to_string(Info.addr) + ": the datatype message at offset " +
+      std::to_string(Data - 8) +
+      ": a variable-length string of 2550136833-byte characters (expected "
+      "1)"));
+}
