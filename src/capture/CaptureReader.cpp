@@ -322,9 +322,15 @@ Error CaptureReader::Impl::readLaunch(uint32_t Index) {
     return std::move(E).context(Path);
   if (Error E = checkParamLayout(Kernels[L.Kernel], L))
     return std::move(E).context(Path);
-  L.Regions.resize(RegionCount);
-  for (uint32_t R = 0; R < RegionCount; ++R)
-    R3_TRY(readRegionInfo(Index, R, L.Regions[R]));
+  // Grown as the regions are read: a damaged count must not size a vector
+  // (the first region it claims beyond those stored is missing).
+  for (uint64_t R = 0; R < RegionCount; ++R) {
+    if (R > UINT32_MAX)
+      return makeError(Path, ": ", RegionCount, " regions (a damaged count)");
+    RegionInfo Region;
+    R3_TRY(readRegionInfo(Index, static_cast<uint32_t>(R), Region));
+    L.Regions.push_back(std::move(Region));
+  }
   Launches.push_back(std::move(L));
   return Error::success();
 }

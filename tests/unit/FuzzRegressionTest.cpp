@@ -603,3 +603,22 @@ TEST_CASE("fuzz: a variable-length string of huge characters is an error, "
       ": a variable-length string of 2550136833-byte characters (expected "
       "1)"));
 }
+
+TEST_CASE("fuzz: a damaged region count is an error, not a huge vector",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture: a launch's region_count sized its vector of
+  // regions before any was read (ASan: out of memory for 2^61 bytes).
+  std::string Path = damagedCapture("region-count.h5", [](hid_t F) {
+    hid_t G = H5Gopen2(F, "/launches/0", H5P_DEFAULT);
+    REQUIRE(G >= 0);
+    uint64_t Huge = 1ull << 56;
+    hid_t A = H5Aopen(G, "region_count", H5P_DEFAULT);
+    REQUIRE(A >= 0);
+    REQUIRE(H5Awrite(A, H5T_NATIVE_UINT64, &Huge) >= 0);
+    H5Aclose(A);
+    H5Gclose(G);
+  });
+  std::string Message = openError(Path);
+  INFO(Message);
+  CHECK(Message.ends_with("/launches/0/pre/region_1: missing dataset"));
+}
