@@ -385,6 +385,9 @@ Expected<std::vector<uint64_t>> readU64Dataset(hid_t Loc,
   Handle Space(H5Dget_space(D->get()), H5Sclose);
   size_t N = 0;
   R3_TRY(moveInto(smallCount(D->get(), Space.get(), Name), N));
+  Handle FileType(H5Dget_type(D->get()), H5Tclose);
+  if (Error E = checkStored(D->get(), N * H5Tget_size(FileType.get())))
+    return std::move(E).context(Name);
   std::vector<uint64_t> V(N);
   if (!V.empty() && H5Dread(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
                             H5P_DEFAULT, V.data()) < 0)
@@ -417,7 +420,12 @@ namespace {
 Error checkStringStorage(hid_t Dataset, uint64_t Count) {
   haddr_t Offset = H5Dget_offset(Dataset);
   if (Offset == HADDR_UNDEF) {
-    if (H5Dget_storage_size(Dataset) == 0)
+    // Chunked and never written. Not compact: HDF5 1.10 copies a compact
+    // dataset's elements from a buffer of the size its layout message says,
+    // and a damaged one (0 bytes) crashed r3 inside H5Dread.
+    Handle Props(H5Dget_create_plist(Dataset), H5Pclose);
+    if (Props.valid() && H5Pget_layout(Props.get()) == H5D_CHUNKED &&
+        H5Dget_storage_size(Dataset) == 0)
       return Error::success();
     return Error::make("expected variable-length strings stored contiguously "
                        "in the file, as r3 writes them");
@@ -486,6 +494,8 @@ Expected<std::vector<uint8_t>> readSmallBytes(hid_t Loc,
   if (*Size > fileBytes(D->get()))
     return makeError(Name, ": ", *Size, " bytes in a file of ",
                      fileBytes(D->get()), " bytes (a damaged dataspace)");
+  if (Error E = checkStored(D->get(), *Size))
+    return std::move(E).context(Name);
   std::vector<uint8_t> V(*Size);
   if (!V.empty() && H5Dread(D->get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL,
                             H5P_DEFAULT, V.data()) < 0)

@@ -622,3 +622,43 @@ TEST_CASE("fuzz: a damaged region count is an error, not a huge vector",
   INFO(Message);
   CHECK(Message.ends_with("/launches/0/pre/region_1: missing dataset"));
 }
+
+TEST_CASE("fuzz: a string dataset whose layout became compact is an error, "
+          "not a crash in HDF5",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture: five bytes turned the environment's layout
+  // message (version 3, contiguous) into a version 1 compact layout whose
+  // data holds 0 bytes; HDF5 1.10's H5Dread then copied the four elements
+  // from a null buffer (SEGV, with or without ASan). r3 reads such strings
+  // only from contiguous storage, or from chunked storage never written.
+  std::string Path = damagedCapture("compact.h5", [](hid_t) {});
+  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(File >= 0);
+  H5O_info_t Info;
+  REQUIRE(H5Oget_info_by_name2(File, "/application/environment", &Info,
+                               H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+  H5Fclose(File);
+  std::vector<char> Bytes;
+  {
+    std::ifstream In(Path, std::ios::binary);
+    Bytes.assign(std::istreambuf_iterator<char>(In), {});
+  }
+  // The layout message: type 8, 24 bytes, then version 3, contiguous.
+  const char Layout[] = {0x08, 0x00, 0x18, 0x00, 0x00, 0x00,
+                         0x00, 0x00, 0x03, 0x01};
+  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
+                        Bytes.end(), std::begin(Layout), std::end(Layout));
+  REQUIRE(It != Bytes.end());
+  uint64_t Data = static_cast<uint64_t>(It - Bytes.begin()) + 8;
+  // What the fuzzer wrote: version 1, three dimensions (the last is the
+  // element size), compact, then dimensions 0x400000, 0, 0 and 0 bytes of
+  // compact data.
+  const uint8_t Damaged[24] = {1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0};
+  std::memcpy(Bytes.data() + Data, Damaged, sizeof(Damaged));
+  std::ofstream(Path, std::ios::binary).write(Bytes.data(), Bytes.size());
+  std::string Message = openError(Path);
+  INFO(Message);
+  CHECK(Message.ends_with("/application: environment: expected "
+                          "variable-length strings stored contiguously in "
+                          "the file, as r3 writes them"));
+}
