@@ -91,38 +91,6 @@ Expected<Handle> openFile(const std::string &Path) {
   return Handle(Id, H5Fclose);
 }
 
-Expected<Handle> createGroup(hid_t Loc, const std::string &Name) {
-  hid_t Id =
-      H5Gcreate2(Loc, Name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (Id < 0)
-    return lastError(Name + ": cannot create group");
-  return Handle(Id, H5Gclose);
-}
-
-Expected<Handle> openGroup(hid_t Loc, const std::string &Name) {
-  if (!exists(Loc, Name))
-    return Error::make(Name + ": missing group");
-  hid_t Id = H5Gopen2(Loc, Name.c_str(), H5P_DEFAULT);
-  if (Id < 0)
-    return lastError(Name + ": cannot open group");
-  return Handle(Id, H5Gclose);
-}
-
-Expected<Handle> openDataset(hid_t Loc, const std::string &Name) {
-  if (!exists(Loc, Name))
-    return Error::make(Name + ": missing dataset");
-  hid_t Id = H5Dopen2(Loc, Name.c_str(), H5P_DEFAULT);
-  if (Id < 0)
-    return lastError(Name + ": cannot open dataset");
-  return Handle(Id, H5Dclose);
-}
-
-bool exists(hid_t Loc, const std::string &Name) {
-  htri_t R = H5Lexists(Loc, Name.c_str(), H5P_DEFAULT);
-  H5Eclear2(H5E_DEFAULT);
-  return R > 0;
-}
-
 namespace {
 /// The size in bytes of the file that holds Obj (0 when unknown).
 uint64_t fileBytes(hid_t Obj) {
@@ -193,44 +161,98 @@ Error withFileBytes(
   return Check(Size, Read);
 }
 
-/// Where Obj's object header is: the serial number HDF5 gives its open
-/// file (never reused in a process) and the header's address in the file.
-/// H5O_INFO_BASIC loads the header without decoding its attribute messages.
-Expected<std::pair<uint64_t, uint64_t>> headerPlace(hid_t Obj) {
+/// Where the object Name at Loc ("." for Loc itself) has its header: the
+/// serial number HDF5 gives its open file (never reused in a process) and
+/// the header's address in the file. H5O_INFO_BASIC loads the header
+/// without decoding its attribute or layout messages.
+Expected<std::pair<uint64_t, uint64_t>> headerPlace(hid_t Loc,
+                                                    const char *Name) {
 #if H5_VERSION_GE(1, 12, 0)
   H5O_info2_t Info;
   haddr_t Addr = HADDR_UNDEF;
-  if (H5Oget_info3(Obj, &Info, H5O_INFO_BASIC) < 0 ||
-      H5VLnative_token_to_addr(Obj, Info.token, &Addr) < 0)
+  if (H5Oget_info_by_name3(Loc, Name, &Info, H5O_INFO_BASIC, H5P_DEFAULT) <
+          0 ||
+      H5VLnative_token_to_addr(Loc, Info.token, &Addr) < 0)
     return lastError("cannot read its object header");
   return std::pair<uint64_t, uint64_t>(Info.fileno, Addr);
 #else
   H5O_info_t Info;
-  if (H5Oget_info2(Obj, &Info, H5O_INFO_BASIC) < 0)
+  if (H5Oget_info_by_name2(Loc, Name, &Info, H5O_INFO_BASIC, H5P_DEFAULT) <
+      0)
     return lastError("cannot read its object header");
   return std::pair<uint64_t, uint64_t>(Info.fileno, Info.addr);
 #endif
 }
 
-/// Checks Obj's header before HDF5 decodes any of its attributes or
-/// converts its strings (capture/ObjectHeader.h). The reader asks for
-/// several attributes of one object in a row, so the last header found
-/// sound is not read again (half the time of opening a capture of 8000
-/// regions went to reading the same headers again).
-Error checkHeader(hid_t Obj) {
+/// Checks the header of the object Name at Loc ("." for Loc itself) before
+/// HDF5 opens it as a dataset, decodes any of its attributes or converts
+/// its strings (capture/ObjectHeader.h). The reader asks for several
+/// attributes of one object in a row, so the last header found sound is not
+/// read again (half the time of opening a capture of 8000 regions went to
+/// reading the same headers again).
+Error checkHeader(hid_t Loc, const char *Name = ".") {
   std::pair<uint64_t, uint64_t> Place;
-  R3_TRY(moveInto(headerPlace(Obj), Place));
+  R3_TRY(moveInto(headerPlace(Loc, Name), Place));
+  // Per thread: the header last found sound, and whether the file last
+  // asked about (by its serial number) is open for writing.
   thread_local std::pair<uint64_t, uint64_t> LastSound{UINT64_MAX,
                                                        UINT64_MAX};
+  thread_local std::pair<uint64_t, bool> LastFile{UINT64_MAX, false};
   if (Place == LastSound)
     return Error::success();
-  R3_TRY(withFileBytes(Obj, [&](uint64_t FileSize, const ReadAt &Read) {
+  if (LastFile.first != Place.first) {
+    Handle File(H5Iget_file_id(Loc), H5Fclose);
+    unsigned Intent = 0;
+    bool Writing = File.valid() && H5Fget_intent(File.get(), &Intent) >= 0 &&
+                   (Intent & H5F_ACC_RDWR);
+    LastFile = {Place.first, Writing};
+  }
+  // A file open for writing is one r3 is writing: its headers are r3's
+  // own, and not all on disk yet.
+  if (LastFile.second)
+    return Error::success();
+  R3_TRY(withFileBytes(Loc, [&](uint64_t FileSize, const ReadAt &Read) {
     return checkObjectHeader(Place.second, FileSize, Read);
   }));
   LastSound = Place;
   return Error::success();
 }
 } // namespace
+
+Expected<Handle> createGroup(hid_t Loc, const std::string &Name) {
+  hid_t Id =
+      H5Gcreate2(Loc, Name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (Id < 0)
+    return lastError(Name + ": cannot create group");
+  return Handle(Id, H5Gclose);
+}
+
+Expected<Handle> openGroup(hid_t Loc, const std::string &Name) {
+  if (!exists(Loc, Name))
+    return Error::make(Name + ": missing group");
+  hid_t Id = H5Gopen2(Loc, Name.c_str(), H5P_DEFAULT);
+  if (Id < 0)
+    return lastError(Name + ": cannot open group");
+  return Handle(Id, H5Gclose);
+}
+
+Expected<Handle> openDataset(hid_t Loc, const std::string &Name) {
+  if (!exists(Loc, Name))
+    return Error::make(Name + ": missing dataset");
+  if (Error E = checkHeader(Loc, Name.c_str()))
+    return std::move(E).context(Name);
+  hid_t Id = H5Dopen2(Loc, Name.c_str(), H5P_DEFAULT);
+  if (Id < 0)
+    return lastError(Name + ": cannot open dataset");
+  return Handle(Id, H5Dclose);
+}
+
+bool exists(hid_t Loc, const std::string &Name) {
+  htri_t R = H5Lexists(Loc, Name.c_str(), H5P_DEFAULT);
+  H5Eclear2(H5E_DEFAULT);
+  return R > 0;
+}
+
 
 Expected<bool> hasAttribute(hid_t Obj, const std::string &Name) {
   R3_TRY(checkHeader(Obj));

@@ -1,5 +1,5 @@
-// Checks of a version 1 object header's attribute and datatype messages
-// before HDF5 decodes or converts with them (ObjectHeader.h). The walk over the chunks is the one
+// Checks of a version 1 object header's attribute, datatype and layout
+// messages before HDF5 decodes or uses them (ObjectHeader.h). The walk over the chunks is the one
 // H5O__chunk_deserialize does in HDF5 1.10; the attribute's fields are read
 // in the order H5O_attr_decode reads them, with the bounds it lacks.
 #include "capture/ObjectHeader.h"
@@ -15,14 +15,16 @@ namespace r3 {
 
 namespace {
 constexpr uint64_t PrefixBytes = 16, MessageHeaderBytes = 8;
-constexpr uint16_t DatatypeType = 0x03, ContinuationType = 0x10,
-                   AttributeType = 0x0C;
+constexpr uint16_t DatatypeType = 0x03, LayoutType = 0x08,
+                   ContinuationType = 0x10, AttributeType = 0x0C;
 constexpr uint8_t SharedMessageFlag = 0x02;
 /// A bound on the chunks of one header (r3 writes one or two), so that a
 /// damaged continuation cannot make the walk long.
 constexpr size_t MaxChunks = 1024;
 /// HDF5's H5S_MAX_RANK.
 constexpr unsigned MaxRank = 32;
+/// HDF5's H5O_LAYOUT_NDIMS: a chunk's rank, plus one for the element.
+constexpr unsigned MaxChunkRank = MaxRank + 1;
 
 using Bytes = std::span<const uint8_t>;
 
@@ -161,6 +163,51 @@ std::string checkDatasetType(Bytes D) {
   return "";
 }
 
+/// What is wrong with a data layout message, or nothing: a chunked layout's
+/// dimensions lie inside the message and none is 0. HDF5 1.10 divides by
+/// them when it opens the dataset (a damaged 0 was a division by zero under
+/// H5D__chunk_set_info). Layout versions 1 and 2: version, rank, class, 5
+/// reserved bytes, an address unless compact, then 4-byte dimensions;
+/// version 3: version, class, then for a chunked one its rank, address and
+/// 4-byte dimensions; version 4 as 3, with flags before the rank and the
+/// dimensions' width (1-8 bytes) after it.
+std::string checkLayout(Bytes D) {
+  if (D.size() < 2)
+    return "a layout message of " + std::to_string(D.size()) + " bytes";
+  unsigned Version = D[0];
+  uint64_t Rank = 0, At = 0, Width = 4;
+  if (Version == 1 || Version == 2) {
+    if (D.size() < 8 || D[2] != 2)
+      return "";
+    Rank = D[1];
+    At = 16;
+  } else if (Version == 3 || Version == 4) {
+    if (D[1] != 2)
+      return ""; // compact or contiguous
+    uint64_t Head = Version == 3 ? 3 : 5;
+    if (D.size() < Head)
+      return "a chunked layout message of " + std::to_string(D.size()) +
+             " bytes";
+    Rank = Version == 3 ? D[2] : D[3];
+    Width = Version == 3 ? 4 : D[4];
+    At = Version == 3 ? Head + 8 : Head;
+    if (Width < 1 || Width > 8)
+      return "chunk dimensions of " + std::to_string(Width) + " bytes";
+  } else {
+    return ""; // HDF5 refuses versions it does not know
+  }
+  if (Rank > MaxChunkRank)
+    return "a chunked layout of rank " + std::to_string(Rank) +
+           " (at most " + std::to_string(MaxChunkRank) + ")";
+  if (D.size() < At || (D.size() - At) / Width < Rank)
+    return "its " + std::to_string(Rank) + " chunk dimensions run past the " +
+           "message (" + std::to_string(D.size()) + " bytes)";
+  for (uint64_t I = 0; I < Rank; ++I)
+    if (littleEndian(D, At + I * Width, Width) == 0)
+      return "chunk dimension " + std::to_string(I) + " is 0";
+  return "";
+}
+
 Error damaged(uint64_t Addr, const std::string &What) {
   return makeError("damaged object header at offset ", Addr, ": ", What);
 }
@@ -212,6 +259,10 @@ Error checkObjectHeader(uint64_t Addr, uint64_t FileSize,
       } else if (Type == DatatypeType) {
         if (std::string Why = checkDatasetType(Message); !Why.empty())
           return damaged(Addr, "the datatype message at offset " +
+                                   std::to_string(At) + ": " + Why);
+      } else if (Type == LayoutType) {
+        if (std::string Why = checkLayout(Message); !Why.empty())
+          return damaged(Addr, "the layout message at offset " +
                                    std::to_string(At) + ": " + Why);
       } else if (Type == AttributeType) {
         if (Flags & SharedMessageFlag)

@@ -1,5 +1,5 @@
-// What r3 checks of an object's header before HDF5 decodes its attributes
-// or converts its variable-length strings.
+// What r3 checks of an object's header before HDF5 opens it as a dataset,
+// decodes its attributes or converts its variable-length strings.
 // HDF5 1.10 trusts the sizes inside an attribute message: a damaged one
 // makes its decoder strdup a name with no terminating null inside the
 // message, or copy a value larger than what is left of it (heap reads past
@@ -25,7 +25,9 @@
 // A dataset's datatype message is checked too where HDF5 sizes buffers by
 // it: a variable-length string's character type (its base type, 8 bytes
 // into the message, size at 12) must be one byte, or HDF5 converts each
-// string with a buffer of its length times a damaged size.
+// string with a buffer of its length times a damaged size. So is its data
+// layout message: a chunked layout's dimensions must lie inside the message
+// and none be 0, since HDF5 divides by them when it opens the dataset.
 //
 // Version 2 headers ("OHDR") are checksummed, and HDF5 verifies the
 // checksum before it decodes a message, so they are left to HDF5. Of the
@@ -43,8 +45,9 @@ namespace r3 {
 
 /// Checks the object header at Addr of a file of FileSize bytes: in every
 /// attribute message the name, datatype, dataspace and value lie inside the
-/// message, and a variable-length string datatype has 1-byte characters. A
-/// version 2 header is not checked (see above).
+/// message, a variable-length string datatype has 1-byte characters, and a
+/// chunked layout has no dimension 0. A version 2 header is not checked
+/// (see above).
 Error checkObjectHeader(uint64_t Addr, uint64_t FileSize, const ReadAt &Read);
 
 } // namespace r3

@@ -662,3 +662,38 @@ TEST_CASE("fuzz: a string dataset whose layout became compact is an error, "
                           "variable-length strings stored contiguously in "
                           "the file, as r3 writes them"));
 }
+
+TEST_CASE("fuzz: a chunk dimension of 0 is an error, not a division by zero "
+          "in HDF5",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture: a damaged layout message gave a region's
+  // dataset a chunk dimension of 0, and HDF5 1.10 divided by it when it
+  // opened the dataset (ASan: FPE under H5D__chunk_set_info). r3 checks a
+  // dataset's layout before HDF5 opens it (capture/ObjectHeader.h).
+  std::string Path = damagedCapture("chunk-zero.h5", [](hid_t) {});
+  const char *Region = "/launches/0/pre/region_0";
+  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(File >= 0);
+  H5O_info_t Info;
+  REQUIRE(H5Oget_info_by_name2(File, Region, &Info, H5O_INFO_BASIC,
+                               H5P_DEFAULT) >= 0);
+  H5Fclose(File);
+  std::vector<char> Bytes;
+  {
+    std::ifstream In(Path, std::ios::binary);
+    Bytes.assign(std::istreambuf_iterator<char>(In), {});
+  }
+  // The layout message: type 8, 24 bytes, then version 3, chunked, rank 2
+  // (the bytes and the element), the index's address, then the dimensions.
+  const char Layout[] = {0x08, 0x00, 0x18, 0x00, 0x00, 0x00,
+                         0x00, 0x00, 0x03, 0x02, 0x02};
+  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
+                        Bytes.end(), std::begin(Layout), std::end(Layout));
+  REQUIRE(It != Bytes.end());
+  uint64_t Message = static_cast<uint64_t>(It - Bytes.begin());
+  patch(Path, Message + 8 + 11, 0, 4);
+  CHECK(openError(Path).ends_with(
+      std::string(Region) + ": damaged object header at offset " +
+      std::to_string(Info.addr) + ": the layout message at offset " +
+      std::to_string(Message) + ": chunk dimension 0 is 0"));
+}
