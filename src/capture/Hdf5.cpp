@@ -449,8 +449,7 @@ Expected<std::vector<uint64_t>> readU64Dataset(hid_t Loc,
   Handle Space(H5Dget_space(D->get()), H5Sclose);
   size_t N = 0;
   R3_TRY(moveInto(smallCount(D->get(), Space.get(), Name), N));
-  Handle FileType(H5Dget_type(D->get()), H5Tclose);
-  if (Error E = checkStored(D->get(), N * H5Tget_size(FileType.get())))
+  if (Error E = checkStored(D->get(), N))
     return std::move(E).context(Name);
   std::vector<uint64_t> V(N);
   if (!V.empty() && H5Dread(D->get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
@@ -634,14 +633,16 @@ Error readBytes(hid_t Dataset, uint64_t Offset, std::span<uint8_t> Out) {
   return transferBytes(Dataset, Offset, Out.data(), Out.size(), false);
 }
 
-Error checkStored(hid_t Dataset, uint64_t Size) {
+Error checkStored(hid_t Dataset, uint64_t Elements) {
   Handle Props(H5Dget_create_plist(Dataset), H5Pclose);
-  if (!Props.valid())
+  Handle Type(H5Dget_type(Dataset), H5Tclose);
+  if (!Props.valid() || !Type.valid())
     return lastError("cannot read its creation properties");
+  uint64_t Element = H5Tget_size(Type.get());
   if (H5Pget_layout(Props.get()) != H5D_CHUNKED) {
     hsize_t Stored = H5Dget_storage_size(Dataset);
-    if (Stored < Size)
-      return makeError(Stored, " bytes stored of its ", Size,
+    if (Stored / Element < Elements)
+      return makeError(Stored, " bytes stored of its ", Elements * Element,
                        " (a damaged or unfinished file)");
     return Error::success();
   }
@@ -652,10 +653,52 @@ Error checkStored(hid_t Dataset, uint64_t Size) {
   Handle Space(H5Dget_space(Dataset), H5Sclose);
   if (H5Dget_num_chunks(Dataset, Space.get(), &Stored) < 0)
     return lastError("cannot count its chunks");
-  uint64_t Expected = Size / Chunk + (Size % Chunk != 0);
+  uint64_t Expected = Elements / Chunk + (Elements % Chunk != 0);
+  uint64_t ChunkBytes = Chunk * Element;
   if (Stored != Expected)
-    return makeError(Stored, " of its ", Expected, " chunks of ", Chunk,
+    return makeError(Stored, " of its ", Expected, " chunks of ", ChunkBytes,
                      " bytes stored (a damaged or unfinished file)");
+  // Each chunk's stored size, which HDF5 1.10 trusts: Fletcher-32 checks
+  // all but the last 4 bytes of what is stored, so a damaged size under 4
+  // made it checksum gigabytes past its buffer (SEGV). Without compression
+  // a chunk is stored whole (the checksum after it).
+  int ChecksumAt = -1, DeflateAt = -1; // places in the filter pipeline
+  for (int I = 0, N = H5Pget_nfilters(Props.get()); I < N; ++I) {
+    size_t Values = 0;
+    H5Z_filter_t Id = H5Pget_filter2(Props.get(), static_cast<unsigned>(I),
+                                     nullptr, &Values, nullptr, 0, nullptr,
+                                     nullptr);
+    if (Id == H5Z_FILTER_FLETCHER32)
+      ChecksumAt = I;
+    else if (Id == H5Z_FILTER_DEFLATE)
+      DeflateAt = I;
+  }
+  H5Eclear2(H5E_DEFAULT);
+  // A chunk's filter mask has bit I set where filter I was skipped for it.
+  auto Applied = [](int At, unsigned Mask) {
+    return At >= 0 && !((Mask >> At) & 1);
+  };
+  uint64_t FileSize = fileBytes(Dataset);
+  for (uint64_t K = 0; K < Expected; ++K) {
+    hsize_t Offset = K * Chunk, Bytes = 0;
+    unsigned Mask = 0;
+    haddr_t Addr = HADDR_UNDEF;
+    if (H5Dget_chunk_info_by_coord(Dataset, &Offset, &Mask, &Addr, &Bytes) <
+            0 ||
+        Addr == HADDR_UNDEF)
+      return makeError("chunk ", K, " (at element ", Offset,
+                       ") is not stored (a damaged or unfinished file)");
+    bool Whole = !Applied(DeflateAt, Mask);
+    uint64_t Suffix = Applied(ChecksumAt, Mask) ? 4 : 0;
+    if (Bytes < Suffix + 1 || (Whole && Bytes != ChunkBytes + Suffix) ||
+        Addr > FileSize || Bytes > FileSize - Addr)
+      return makeError("chunk ", K, " claims ", Bytes, " bytes at offset ",
+                       Addr, " (a damaged chunk index: ",
+                       Whole ? std::to_string(ChunkBytes + Suffix)
+                             : "compressed, at least " +
+                                   std::to_string(Suffix + 1),
+                       " bytes expected in a file of ", FileSize, ")");
+  }
   return Error::success();
 }
 

@@ -101,11 +101,12 @@ Error writeBytes(hid_t Dataset, uint64_t Offset,
                  std::span<const uint8_t> Bytes);
 /// Reads Out.size() bytes at Offset of a byte dataset.
 Error readBytes(hid_t Dataset, uint64_t Offset, std::span<uint8_t> Out);
-/// Checks that a byte dataset of Size bytes has every byte stored: each
-/// chunk of a chunked one (HDF5 reads a chunk never written as zeros, so a
-/// damaged size could otherwise claim gigabytes that a small file does not
-/// hold).
-Error checkStored(hid_t Dataset, uint64_t Size);
+/// Checks that a one-dimensional dataset of Elements elements has every
+/// element stored: each chunk of a chunked one, with a size its filters
+/// allow (HDF5 reads a chunk never written as zeros, so a damaged size
+/// could otherwise claim gigabytes that a small file does not hold, and it
+/// trusts a chunk's stored size: tests/fuzz/README.md).
+Error checkStored(hid_t Dataset, uint64_t Elements);
 /// The number of bytes of a 1-D byte dataset; an error for any other shape.
 Expected<uint64_t> byteDatasetSize(hid_t Dataset);
 

@@ -663,6 +663,29 @@ TEST_CASE("fuzz: a string dataset whose layout became compact is an error, "
                           "the file, as r3 writes them"));
 }
 
+namespace {
+/// The file offsets of the object header of the chunked dataset Object and
+/// of its layout message (type 8, 24 bytes: version 3, chunked, rank 2 for
+/// a byte dataset: the bytes and the element), in a capture r3 wrote.
+std::pair<uint64_t, uint64_t> chunkedLayout(const std::string &Path,
+                                            const char *Object) {
+  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(File >= 0);
+  H5O_info_t Info;
+  REQUIRE(H5Oget_info_by_name2(File, Object, &Info, H5O_INFO_BASIC,
+                               H5P_DEFAULT) >= 0);
+  H5Fclose(File);
+  std::ifstream In(Path, std::ios::binary);
+  std::vector<char> Bytes(std::istreambuf_iterator<char>(In), {});
+  const char Layout[] = {0x08, 0x00, 0x18, 0x00, 0x00, 0x00,
+                         0x00, 0x00, 0x03, 0x02, 0x02};
+  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
+                        Bytes.end(), std::begin(Layout), std::end(Layout));
+  REQUIRE(It != Bytes.end());
+  return {Info.addr, static_cast<uint64_t>(It - Bytes.begin())};
+}
+} // namespace
+
 TEST_CASE("fuzz: a chunk dimension of 0 is an error, not a division by zero "
           "in HDF5",
           "[fuzz]") {
@@ -672,28 +695,56 @@ TEST_CASE("fuzz: a chunk dimension of 0 is an error, not a division by zero "
   // dataset's layout before HDF5 opens it (capture/ObjectHeader.h).
   std::string Path = damagedCapture("chunk-zero.h5", [](hid_t) {});
   const char *Region = "/launches/0/pre/region_0";
+  auto [Header, Message] = chunkedLayout(Path, Region);
+  // The first dimension: after the message header (8), the version, class
+  // and rank (3) and the index's address (8).
+  patch(Path, Message + 8 + 11, 0, 4);
+  CHECK(openError(Path).ends_with(
+      std::string(Region) + ": damaged object header at offset " +
+      std::to_string(Header) + ": the layout message at offset " +
+      std::to_string(Message) + ": chunk dimension 0 is 0"));
+}
+
+TEST_CASE("fuzz: a damaged chunk size is an error, not a checksum past "
+          "HDF5's buffer",
+          "[fuzz]") {
+  // Found by the capture target's 20 s smoke: a damaged size of a stored
+  // chunk (1 byte) in the chunk index made HDF5 1.10's Fletcher-32 filter
+  // checksum all but the last 4 of its bytes, a size that wrapped around
+  // (SEGV in H5_checksum_fletcher32). r3 checks each chunk's size first.
+  std::string Path = damagedCapture("chunk-size.h5", [](hid_t) {});
+  const char *Region = "/launches/0/pre/region_0";
   hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   REQUIRE(File >= 0);
-  H5O_info_t Info;
-  REQUIRE(H5Oget_info_by_name2(File, Region, &Info, H5O_INFO_BASIC,
-                               H5P_DEFAULT) >= 0);
+  hid_t D = H5Dopen2(File, Region, H5P_DEFAULT);
+  REQUIRE(D >= 0);
+  hsize_t Offset = 0, Stored = 0;
+  unsigned Mask = 0;
+  haddr_t Chunk = HADDR_UNDEF;
+  REQUIRE(H5Dget_chunk_info_by_coord(D, &Offset, &Mask, &Chunk, &Stored) >=
+          0);
+  H5Dclose(D);
   H5Fclose(File);
+  // The chunk index is a version 1 B-tree ("TREE") at the layout's
+  // address (3 bytes into its data); its first key starts 24 bytes into
+  // the node with the first chunk's stored size (4 bytes).
+  auto [Header, Message] = chunkedLayout(Path, Region);
+  (void)Header;
   std::vector<char> Bytes;
   {
     std::ifstream In(Path, std::ios::binary);
     Bytes.assign(std::istreambuf_iterator<char>(In), {});
   }
-  // The layout message: type 8, 24 bytes, then version 3, chunked, rank 2
-  // (the bytes and the element), the index's address, then the dimensions.
-  const char Layout[] = {0x08, 0x00, 0x18, 0x00, 0x00, 0x00,
-                         0x00, 0x00, 0x03, 0x02, 0x02};
-  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
-                        Bytes.end(), std::begin(Layout), std::end(Layout));
-  REQUIRE(It != Bytes.end());
-  uint64_t Message = static_cast<uint64_t>(It - Bytes.begin());
-  patch(Path, Message + 8 + 11, 0, 4);
+  uint64_t Tree = 0;
+  std::memcpy(&Tree, Bytes.data() + Message + 8 + 3, 8);
+  REQUIRE(std::memcmp(Bytes.data() + Tree, "TREE", 4) == 0);
+  uint32_t Size = 0;
+  std::memcpy(&Size, Bytes.data() + Tree + 24, 4);
+  REQUIRE(Size == Stored);
+  patch(Path, Tree + 24, 1, 4);
   CHECK(openError(Path).ends_with(
-      std::string(Region) + ": damaged object header at offset " +
-      std::to_string(Info.addr) + ": the layout message at offset " +
-      std::to_string(Message) + ": chunk dimension 0 is 0"));
+      std::string(Region) + ": chunk 0 claims 1 bytes at offset " +
+      std::to_string(Chunk) + " (a damaged chunk index: " +
+      std::to_string(Stored) + " bytes expected in a file of " +
+      std::to_string(Bytes.size()) + ")"));
 }
