@@ -639,11 +639,14 @@ Error checkStored(hid_t Dataset, uint64_t Elements) {
   if (!Props.valid() || !Type.valid())
     return lastError("cannot read its creation properties");
   uint64_t Element = H5Tget_size(Type.get());
+  if (Element == 0)
+    return Error::make("elements of 0 bytes (a damaged datatype)");
   if (H5Pget_layout(Props.get()) != H5D_CHUNKED) {
     hsize_t Stored = H5Dget_storage_size(Dataset);
     if (Stored / Element < Elements)
-      return makeError(Stored, " bytes stored of its ", Elements * Element,
-                       " (a damaged or unfinished file)");
+      return makeError(Stored, " bytes stored of its ", Elements,
+                       " elements of ", Element,
+                       " bytes (a damaged or unfinished file)");
     return Error::success();
   }
   hsize_t Chunk = 0;

@@ -748,3 +748,34 @@ TEST_CASE("fuzz: a damaged chunk size is an error, not a checksum past "
       std::to_string(Stored) + " bytes expected in a file of " +
       std::to_string(Bytes.size()) + ")"));
 }
+
+TEST_CASE("fuzz: a list whose elements have size 0 is an error, not a "
+          "division by zero",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture (UBSan): a damaged datatype gave a kernel's
+  // list of integers elements of 0 bytes, and checkStored divided the bytes
+  // stored by it.
+  std::string Path = damagedCapture("zero-size.h5", [](hid_t) {});
+  const char *List = "/kernels/0/param_offsets";
+  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(File >= 0);
+  H5O_info_t Info;
+  REQUIRE(H5Oget_info_by_name2(File, List, &Info, H5O_INFO_BASIC,
+                               H5P_DEFAULT) >= 0);
+  H5Fclose(File);
+  std::vector<char> Bytes;
+  {
+    std::ifstream In(Path, std::ios::binary);
+    Bytes.assign(std::istreambuf_iterator<char>(In), {});
+  }
+  // The datatype message's data: class 0 (fixed-point) version 1, 8 bytes.
+  const char Type[] = {0x10, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00};
+  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
+                        Bytes.end(), std::begin(Type), std::end(Type));
+  REQUIRE(It != Bytes.end());
+  patch(Path, static_cast<uint64_t>(It - Bytes.begin()) + 4, 0, 4);
+  std::string Message = openError(Path);
+  INFO(Message);
+  CHECK(Message.ends_with(
+      "/kernels/0: param_offsets: elements of 0 bytes (a damaged datatype)"));
+}
