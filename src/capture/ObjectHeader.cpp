@@ -1,7 +1,8 @@
 // Checks of a version 1 object header's attribute, datatype and layout
-// messages before HDF5 decodes or uses them (ObjectHeader.h). The walk over the chunks is the one
-// H5O__chunk_deserialize does in HDF5 1.10; the attribute's fields are read
-// in the order H5O_attr_decode reads them, with the bounds it lacks.
+// messages before HDF5 decodes or uses them (ObjectHeader.h). The walk over
+// the chunks is the one H5O__chunk_deserialize does in HDF5 1.10; the
+// attribute's fields are read in the order H5O_attr_decode reads them, with
+// the bounds it lacks.
 #include "capture/ObjectHeader.h"
 
 #include "support/Bytes.h"
@@ -30,9 +31,12 @@ using Bytes = std::span<const uint8_t>;
 
 uint64_t align8(uint64_t N) { return (N + 7) / 8 * 8; }
 
-/// What is wrong with an attribute's datatype, or nothing; ElementSize is
-/// the size HDF5 will take for each element of the value.
-std::string checkDatatype(Bytes D, uint64_t &ElementSize) {
+/// What is wrong with an attribute's datatype, or a dataset's but for a
+/// variable-length string (checkDatasetType), or nothing: one of the
+/// classes r3 writes, whose properties lie inside the message (HDF5 1.10
+/// decodes and copies, say, an enumeration's members without bounds).
+/// ElementSize is the size HDF5 will take for each element.
+std::string checkDatatype(Bytes D, uint64_t &ElementSize, const char *Where) {
   if (D.size() < 8)
     return "a datatype of " + std::to_string(D.size()) +
            " bytes, shorter than its 8-byte header";
@@ -50,8 +54,7 @@ std::string checkDatatype(Bytes D, uint64_t &ElementSize) {
     break;
   default:
     return "datatype class " + std::to_string(Class) +
-           ", which r3 does not write in attributes (it writes integers "
-           "and fixed-length strings)";
+           ", which r3 does not write in " + Where;
   }
   if (D.size() < Need)
     return "a datatype of class " + std::to_string(Class) + " in " +
@@ -126,7 +129,9 @@ std::string checkAttribute(Bytes D) {
   if (std::string Why = Field(DtSize, "datatype"); !Why.empty())
     return Why;
   uint64_t ElementSize = 0;
-  if (std::string Why = checkDatatype(D.subspan(Pos, DtSize), ElementSize);
+  if (std::string Why = checkDatatype(D.subspan(Pos, DtSize), ElementSize,
+                                     "attributes (it writes integers and "
+                                     "fixed-length strings)");
       !Why.empty())
     return Why;
   Pos += Pad(DtSize);
@@ -147,16 +152,26 @@ std::string checkAttribute(Bytes D) {
   return "";
 }
 
-/// What is wrong with a dataset's datatype message, or nothing: a
-/// variable-length string's characters are one byte each. HDF5 converts such
-/// a string with buffers of its length times the character size, so a
-/// damaged size (once 2.5 GB a character) made it allocate gigabytes.
+/// What is wrong with a dataset's datatype message, or nothing: a class r3
+/// writes (checkDatatype), or a variable-length string of one-byte
+/// characters. HDF5 converts such a string with buffers of its length times
+/// the character size, so a damaged size (once 2.5 GB a character) made it
+/// allocate gigabytes.
 std::string checkDatasetType(Bytes D) {
-  if (D.size() < 8 || (D[0] & 0x0F) != 9 || (D[1] & 0x0F) != 1)
-    return ""; // not a variable-length string
-  if (D.size() < 16)
+  const char *Where = "datasets (it writes integers and variable-length "
+                      "strings)";
+  uint64_t Size = 0;
+  if (D.size() < 8 || (D[0] & 0x0F) != 9)
+    return checkDatatype(D, Size, Where);
+  if ((D[1] & 0x0F) != 1)
+    return "a variable-length sequence, which r3 does not write";
+  // The character type follows the 8-byte header: a fixed-point type.
+  if (D.size() < 20)
     return "a variable-length string type of " + std::to_string(D.size()) +
            " bytes, too short for its character type";
+  if ((D[8] & 0x0F) != 0)
+    return "a variable-length string of characters of class " +
+           std::to_string(D[8] & 0x0F) + " (expected 0, fixed-point)";
   if (uint64_t Char = littleEndian(D, 12, 4); Char != 1)
     return "a variable-length string of " + std::to_string(Char) +
            "-byte characters (expected 1)";
@@ -257,6 +272,10 @@ Error checkObjectHeader(uint64_t Addr, uint64_t FileSize,
                                    std::to_string(MaxChunks) + " chunks");
         Chunks.push_back({Next, Length});
       } else if (Type == DatatypeType) {
+        if (Flags & SharedMessageFlag)
+          return damaged(Addr, "a shared datatype message at offset " +
+                                   std::to_string(At) +
+                                   ", which r3 does not write");
         if (std::string Why = checkDatasetType(Message); !Why.empty())
           return damaged(Addr, "the datatype message at offset " +
                                    std::to_string(At) + ": " + Why);

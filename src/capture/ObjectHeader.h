@@ -22,10 +22,12 @@
 //                     in version 1) and the value: the dataspace's elements
 //                     times the datatype's size
 //
-// A dataset's datatype message is checked too where HDF5 sizes buffers by
-// it: a variable-length string's character type (its base type, 8 bytes
-// into the message, size at 12) must be one byte, or HDF5 converts each
-// string with a buffer of its length times a damaged size. So is its data
+// A dataset's datatype message is checked too: a class r3 writes, with its
+// properties inside the message (HDF5 decodes and copies, say, an
+// enumeration's members without bounds), and a variable-length string's
+// character type (its base type, 8 bytes into the message, size at 12) of
+// one byte, or HDF5 converts each string with a buffer of its length times
+// a damaged size. So is its data
 // layout message: a chunked layout's dimensions must lie inside the message
 // and none be 0, since HDF5 divides by them when it opens the dataset.
 //
@@ -45,9 +47,9 @@ namespace r3 {
 
 /// Checks the object header at Addr of a file of FileSize bytes: in every
 /// attribute message the name, datatype, dataspace and value lie inside the
-/// message, a variable-length string datatype has 1-byte characters, and a
-/// chunked layout has no dimension 0. A version 2 header is not checked
-/// (see above).
+/// message, a dataset's datatype is one r3 writes (variable-length strings
+/// of 1-byte characters among them), and a chunked layout has no dimension
+/// 0. A version 2 header is not checked (see above).
 Error checkObjectHeader(uint64_t Addr, uint64_t FileSize, const ReadAt &Read);
 
 } // namespace r3

@@ -779,3 +779,37 @@ TEST_CASE("fuzz: a list whose elements have size 0 is an error, not a "
   CHECK(Message.ends_with(
       "/kernels/0: param_offsets: elements of 0 bytes (a damaged datatype)"));
 }
+
+TEST_CASE("fuzz: a dataset of a datatype class r3 does not write is an "
+          "error, not a copy past HDF5's buffer",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture: one bit turned the command line's
+  // variable-length string type (class 9) into an enumeration (class 8)
+  // whose members the message does not hold, and HDF5 1.10 copied them past
+  // its buffer when it opened the dataset (ASan: heap-buffer-overflow under
+  // H5T_copy). r3 now accepts in a dataset only the classes it writes.
+  std::string Path = damagedCapture("enum.h5", [](hid_t) {});
+  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(File >= 0);
+  H5O_info_t Info;
+  REQUIRE(H5Oget_info_by_name2(File, "/application/command_line", &Info,
+                               H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
+  H5Fclose(File);
+  std::vector<char> Bytes;
+  {
+    std::ifstream In(Path, std::ios::binary);
+    Bytes.assign(std::istreambuf_iterator<char>(In), {});
+  }
+  const char Type[] = {0x19, 0x01, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00};
+  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
+                        Bytes.end(), std::begin(Type), std::end(Type));
+  REQUIRE(It != Bytes.end());
+  uint64_t Data = static_cast<uint64_t>(It - Bytes.begin());
+  patch(Path, Data, 0x18, 1);
+  CHECK(openError(Path).ends_with(
+      "/application: command_line: damaged object header at offset " +
+      std::to_string(Info.addr) + ": the datatype message at offset " +
+      std::to_string(Data - 8) +
+      ": datatype class 8, which r3 does not write in datasets (it writes "
+      "integers and variable-length strings)"));
+}
