@@ -16,7 +16,7 @@ namespace r3 {
 
 namespace {
 constexpr uint64_t PrefixBytes = 16, MessageHeaderBytes = 8;
-constexpr uint16_t DatatypeType = 0x03, LayoutType = 0x08,
+constexpr uint16_t DataspaceType = 0x01, DatatypeType = 0x03, LayoutType = 0x08,
                    ContinuationType = 0x10, AttributeType = 0x0C;
 constexpr uint8_t SharedMessageFlag = 0x02;
 /// A bound on the chunks of one header (r3 writes one or two), so that a
@@ -186,7 +186,7 @@ std::string checkDatasetType(Bytes D) {
 /// version 3: version, class, then for a chunked one its rank, address and
 /// 4-byte dimensions; version 4 as 3, with flags before the rank and the
 /// dimensions' width (1-8 bytes) after it.
-std::string checkLayout(Bytes D) {
+std::string checkLayout(Bytes D, unsigned &ChunkRank) {
   if (D.size() < 2)
     return "a layout message of " + std::to_string(D.size()) + " bytes";
   unsigned Version = D[0];
@@ -211,9 +211,11 @@ std::string checkLayout(Bytes D) {
   } else {
     return ""; // HDF5 refuses versions it does not know
   }
-  if (Rank > MaxChunkRank)
+  // The rank counts the element as a last dimension: at least 2.
+  if (Rank < 2 || Rank > MaxChunkRank)
     return "a chunked layout of rank " + std::to_string(Rank) +
-           " (at most " + std::to_string(MaxChunkRank) + ")";
+           " (expected 2 to " + std::to_string(MaxChunkRank) + ")";
+  ChunkRank = static_cast<unsigned>(Rank);
   if (D.size() < At || (D.size() - At) / Width < Rank)
     return "its " + std::to_string(Rank) + " chunk dimensions run past the " +
            "message (" + std::to_string(D.size()) + " bytes)";
@@ -241,6 +243,11 @@ Error checkObjectHeader(uint64_t Addr, uint64_t FileSize,
     uint64_t At, Size;
   };
   std::vector<Chunk> Chunks{{Addr + PrefixBytes, littleEndian(Prefix, 8, 4)}};
+  // A chunked layout's rank and the dataspace's (the layout counts the
+  // element as one more dimension): HDF5 divides by each chunk dimension of
+  // the dataspace's rank, so a layout of fewer is a division by zero.
+  unsigned ChunkRank = 0, SpaceRank = 0;
+  uint64_t LayoutAt = 0;
   std::set<uint64_t> Seen{Addr + PrefixBytes};
   for (size_t C = 0; C < Chunks.size(); ++C) {
     Chunk Ch = Chunks[C];
@@ -280,9 +287,12 @@ Error checkObjectHeader(uint64_t Addr, uint64_t FileSize,
           return damaged(Addr, "the datatype message at offset " +
                                    std::to_string(At) + ": " + Why);
       } else if (Type == LayoutType) {
-        if (std::string Why = checkLayout(Message); !Why.empty())
+        if (std::string Why = checkLayout(Message, ChunkRank); !Why.empty())
           return damaged(Addr, "the layout message at offset " +
                                    std::to_string(At) + ": " + Why);
+        LayoutAt = At;
+      } else if (Type == DataspaceType && Size >= 2) {
+        SpaceRank = Message[1];
       } else if (Type == AttributeType) {
         if (Flags & SharedMessageFlag)
           return damaged(Addr, "a shared attribute message at offset " +
@@ -295,6 +305,13 @@ Error checkObjectHeader(uint64_t Addr, uint64_t FileSize,
       Pos = Data + Size;
     }
   }
+  if (ChunkRank && ChunkRank != SpaceRank + 1)
+    return damaged(Addr, "the layout message at offset " +
+                             std::to_string(LayoutAt) + ": a chunked layout of "
+                             "rank " + std::to_string(ChunkRank) +
+                             " for a dataspace of rank " +
+                             std::to_string(SpaceRank) + " (expected " +
+                             std::to_string(SpaceRank + 1) + ")");
   return Error::success();
 }
 

@@ -705,6 +705,25 @@ TEST_CASE("fuzz: a chunk dimension of 0 is an error, not a division by zero "
       std::to_string(Message) + ": chunk dimension 0 is 0"));
 }
 
+TEST_CASE("fuzz: a chunked layout of rank 0 is an error, not a division by "
+          "zero in HDF5",
+          "[fuzz]") {
+  // Found by r3-fuzz-capture: a damaged layout made an empty contiguous
+  // list chunked with no dimensions; HDF5 1.10 divided by the missing
+  // dimension of its one-dimensional dataspace (ASan: FPE under
+  // H5D__chunk_set_info). A chunked layout's rank must be the dataspace's
+  // plus one (the element).
+  std::string Path = damagedCapture("chunk-rank.h5", [](hid_t) {});
+  const char *Region = "/launches/0/pre/region_0";
+  auto [Header, Message] = chunkedLayout(Path, Region);
+  patch(Path, Message + 8 + 2, 0, 1);
+  CHECK(openError(Path).ends_with(
+      std::string(Region) + ": damaged object header at offset " +
+      std::to_string(Header) + ": the layout message at offset " +
+      std::to_string(Message) +
+      ": a chunked layout of rank 0 (expected 2 to 33)"));
+}
+
 TEST_CASE("fuzz: a damaged chunk size is an error, not a checksum past "
           "HDF5's buffer",
           "[fuzz]") {
