@@ -22,6 +22,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <string_view>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -457,27 +458,41 @@ TEST_CASE("fuzz: the capture seeds pass the global heap checks", "[fuzz]") {
 }
 
 namespace {
-/// The file offset of the root group's object header, and of the data of
-/// its attribute message named Name (found by the name, which the message
-/// holds 8 bytes into its data; a capture r3 wrote: version 1 headers).
-std::pair<uint64_t, uint64_t> rootAttribute(const std::string &Path,
-                                            const std::string &Name) {
+/// The file offsets of the object header of Object (a path in the capture
+/// at Path) and of the first occurrence of Pattern after it: a message of
+/// that header found by its bytes, in a capture r3 wrote (version 1
+/// headers).
+std::pair<uint64_t, uint64_t> findInHeader(const std::string &Path,
+                                           const char *Object,
+                                           std::string_view Pattern) {
   hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   REQUIRE(File >= 0);
   H5O_info_t Info;
-  REQUIRE(H5Oget_info2(File, &Info, H5O_INFO_BASIC) >= 0);
+  REQUIRE(H5Oget_info_by_name2(File, Object, &Info, H5O_INFO_BASIC,
+                               H5P_DEFAULT) >= 0);
   H5Fclose(File);
   std::ifstream In(Path, std::ios::binary);
   std::vector<char> Bytes(std::istreambuf_iterator<char>(In), {});
   REQUIRE(Bytes.at(Info.addr) == 1); // a version 1 object header
-  std::string Needle = Name + '\0';
   auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
-                        Bytes.end(), Needle.begin(), Needle.end());
+                        Bytes.end(), Pattern.begin(), Pattern.end());
   REQUIRE(It != Bytes.end());
-  uint64_t Data = static_cast<uint64_t>(It - Bytes.begin()) - 8;
+  return {Info.addr, static_cast<uint64_t>(It - Bytes.begin())};
+}
+
+/// The file offset of the root group's object header, and of the data of
+/// its attribute message named Name (found by the name, which the message
+/// holds 8 bytes into its data).
+std::pair<uint64_t, uint64_t> rootAttribute(const std::string &Path,
+                                            const std::string &Name) {
+  std::string Needle = Name + '\0';
+  auto [Header, At] = findInHeader(Path, "/", Needle);
+  std::ifstream In(Path, std::ios::binary);
+  std::vector<char> Bytes(std::istreambuf_iterator<char>(In), {});
+  uint64_t Data = At - 8;
   REQUIRE(Bytes.at(Data) == 1); // attribute message version 1
   REQUIRE(static_cast<uint8_t>(Bytes.at(Data + 2)) == Needle.size());
-  return {Info.addr, Data};
+  return {Header, Data};
 }
 } // namespace
 
@@ -577,28 +592,15 @@ TEST_CASE("fuzz: a variable-length string of huge characters is an error, "
   // converted the strings with buffers of that size (15 GB resident for a
   // 45 KB file). r3 now checks the character size first.
   std::string Path = damagedCapture("huge-char.h5", [](hid_t) {});
-  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  REQUIRE(File >= 0);
-  H5O_info_t Info;
-  REQUIRE(H5Oget_info_by_name2(File, "/application/command_line", &Info,
-                               H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
-  H5Fclose(File);
-  std::vector<char> Bytes;
-  {
-    std::ifstream In(Path, std::ios::binary);
-    Bytes.assign(std::istreambuf_iterator<char>(In), {});
-  }
   // The datatype message's data: class 9 (variable-length) version 1, a
   // string, 16 bytes an element; its character type's size 12 bytes in.
   const char Type[] = {0x19, 0x01, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00};
-  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
-                        Bytes.end(), std::begin(Type), std::end(Type));
-  REQUIRE(It != Bytes.end());
-  uint64_t Data = static_cast<uint64_t>(It - Bytes.begin());
+  auto [Header, Data] = findInHeader(Path, "/application/command_line",
+                                     std::string_view(Type, sizeof(Type)));
   patch(Path, Data + 12, 0x98000001, 4);
   CHECK(openError(Path).ends_with(
       "/application: command_line: damaged object header at offset " +
-      std::to_string(Info.addr) + ": the datatype message at offset " +
+      std::to_string(Header) + ": the datatype message at offset " +
       std::to_string(Data - 8) +
       ": a variable-length string of 2550136833-byte characters (expected "
       "1)"));
@@ -632,24 +634,18 @@ TEST_CASE("fuzz: a string dataset whose layout became compact is an error, "
   // from a null buffer (SEGV, with or without ASan). r3 reads such strings
   // only from contiguous storage, or from chunked storage never written.
   std::string Path = damagedCapture("compact.h5", [](hid_t) {});
-  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  REQUIRE(File >= 0);
-  H5O_info_t Info;
-  REQUIRE(H5Oget_info_by_name2(File, "/application/environment", &Info,
-                               H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
-  H5Fclose(File);
+  // The layout message: type 8, 24 bytes, then version 3, contiguous.
+  const char Layout[] = {0x08, 0x00, 0x18, 0x00, 0x00, 0x00,
+                         0x00, 0x00, 0x03, 0x01};
+  uint64_t Data = findInHeader(Path, "/application/environment",
+                               std::string_view(Layout, sizeof(Layout)))
+                      .second +
+                  8;
   std::vector<char> Bytes;
   {
     std::ifstream In(Path, std::ios::binary);
     Bytes.assign(std::istreambuf_iterator<char>(In), {});
   }
-  // The layout message: type 8, 24 bytes, then version 3, contiguous.
-  const char Layout[] = {0x08, 0x00, 0x18, 0x00, 0x00, 0x00,
-                         0x00, 0x00, 0x03, 0x01};
-  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
-                        Bytes.end(), std::begin(Layout), std::end(Layout));
-  REQUIRE(It != Bytes.end());
-  uint64_t Data = static_cast<uint64_t>(It - Bytes.begin()) + 8;
   // What the fuzzer wrote: version 1, three dimensions (the last is the
   // element size), compact, then dimensions 0x400000, 0, 0 and 0 bytes of
   // compact data.
@@ -669,20 +665,9 @@ namespace {
 /// a byte dataset: the bytes and the element), in a capture r3 wrote.
 std::pair<uint64_t, uint64_t> chunkedLayout(const std::string &Path,
                                             const char *Object) {
-  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  REQUIRE(File >= 0);
-  H5O_info_t Info;
-  REQUIRE(H5Oget_info_by_name2(File, Object, &Info, H5O_INFO_BASIC,
-                               H5P_DEFAULT) >= 0);
-  H5Fclose(File);
-  std::ifstream In(Path, std::ios::binary);
-  std::vector<char> Bytes(std::istreambuf_iterator<char>(In), {});
   const char Layout[] = {0x08, 0x00, 0x18, 0x00, 0x00, 0x00,
                          0x00, 0x00, 0x03, 0x02, 0x02};
-  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
-                        Bytes.end(), std::begin(Layout), std::end(Layout));
-  REQUIRE(It != Bytes.end());
-  return {Info.addr, static_cast<uint64_t>(It - Bytes.begin())};
+  return findInHeader(Path, Object, std::string_view(Layout, sizeof(Layout)));
 }
 } // namespace
 
@@ -775,24 +760,11 @@ TEST_CASE("fuzz: a list whose elements have size 0 is an error, not a "
   // list of integers elements of 0 bytes, and checkStored divided the bytes
   // stored by it.
   std::string Path = damagedCapture("zero-size.h5", [](hid_t) {});
-  const char *List = "/kernels/0/param_offsets";
-  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  REQUIRE(File >= 0);
-  H5O_info_t Info;
-  REQUIRE(H5Oget_info_by_name2(File, List, &Info, H5O_INFO_BASIC,
-                               H5P_DEFAULT) >= 0);
-  H5Fclose(File);
-  std::vector<char> Bytes;
-  {
-    std::ifstream In(Path, std::ios::binary);
-    Bytes.assign(std::istreambuf_iterator<char>(In), {});
-  }
   // The datatype message's data: class 0 (fixed-point) version 1, 8 bytes.
   const char Type[] = {0x10, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00};
-  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
-                        Bytes.end(), std::begin(Type), std::end(Type));
-  REQUIRE(It != Bytes.end());
-  patch(Path, static_cast<uint64_t>(It - Bytes.begin()) + 4, 0, 4);
+  auto [Header, Data] = findInHeader(Path, "/kernels/0/param_offsets",
+                                     std::string_view(Type, sizeof(Type)));
+  patch(Path, Data + 4, 0, 4);
   std::string Message = openError(Path);
   INFO(Message);
   CHECK(Message.ends_with(
@@ -808,26 +780,13 @@ TEST_CASE("fuzz: a dataset of a datatype class r3 does not write is an "
   // its buffer when it opened the dataset (ASan: heap-buffer-overflow under
   // H5T_copy). r3 now accepts in a dataset only the classes it writes.
   std::string Path = damagedCapture("enum.h5", [](hid_t) {});
-  hid_t File = H5Fopen(Path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  REQUIRE(File >= 0);
-  H5O_info_t Info;
-  REQUIRE(H5Oget_info_by_name2(File, "/application/command_line", &Info,
-                               H5O_INFO_BASIC, H5P_DEFAULT) >= 0);
-  H5Fclose(File);
-  std::vector<char> Bytes;
-  {
-    std::ifstream In(Path, std::ios::binary);
-    Bytes.assign(std::istreambuf_iterator<char>(In), {});
-  }
   const char Type[] = {0x19, 0x01, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00};
-  auto It = std::search(Bytes.begin() + static_cast<long>(Info.addr),
-                        Bytes.end(), std::begin(Type), std::end(Type));
-  REQUIRE(It != Bytes.end());
-  uint64_t Data = static_cast<uint64_t>(It - Bytes.begin());
+  auto [Header, Data] = findInHeader(Path, "/application/command_line",
+                                     std::string_view(Type, sizeof(Type)));
   patch(Path, Data, 0x18, 1);
   CHECK(openError(Path).ends_with(
       "/application: command_line: damaged object header at offset " +
-      std::to_string(Info.addr) + ": the datatype message at offset " +
+      std::to_string(Header) + ": the datatype message at offset " +
       std::to_string(Data - 8) +
       ": datatype class 8, which r3 does not write in datasets (it writes "
       "integers and variable-length strings)"));
