@@ -119,7 +119,8 @@ class BayesOpt final : public Strategy {
 public:
   BayesOpt(const Space &S, const StrategyOptions &O)
       : S(S), R(O.Seed), Enc(S),
-        Initial(O.InitialSamples ? O.InitialSamples : 8), Scales(O.Scales) {}
+        Initial(O.InitialSamples ? O.InitialSamples : 8), Scales(O.Scales),
+        RelevanceSd(O.RelevanceSd) {}
 
   std::string_view name() const override { return "bo"; }
 
@@ -268,7 +269,7 @@ private:
     if (Search) {
       TimeModel.fit(X, Y);
       if (Scales == LengthScales::PerParameter)
-        TimeModel.fitRelevance(Enc.groups());
+        TimeModel.fitRelevance(Enc.groups(), RelevanceSd);
       Hyper = TimeModel.hyper();
       HyperAt = Seen;
     } else {
@@ -467,6 +468,7 @@ private:
   Encoder Enc;
   unsigned Initial;
   LengthScales Scales;
+  double RelevanceSd;
   Observations Obs;
   bo::Gp TimeModel, FailModel;
   std::optional<bo::GpHyper> Hyper, FailHyper;
