@@ -1,39 +1,19 @@
 // The default strategy of the inner loop: Bayesian optimization and a
-// genetic algorithm in one portfolio, with BO's model switched when the
-// search is stuck. BO models the space and wins where times vary smoothly
-// with the parameters (a GEMM's tile sizes, where it reaches the optimum in
-// half the evaluations of any evolutionary search); a GA needs no model and
-// finds isolated optima that a smooth surrogate averages away (a
-// convolution whose best block shape is 7% faster than anything near it,
-// where BO alone stalls at the second best). Users pick a tuner by its
-// worst case, and an inner loop runs once per source variant, so robustness
-// across such spaces matters more than the best case on one.
+// genetic algorithm in one portfolio. BO models the space and wins where
+// times vary smoothly with the parameters (a GEMM's tile sizes, where it
+// reaches the optimum in half the evaluations of any evolutionary search);
+// a GA needs no model and finds isolated optima that a smooth surrogate
+// averages away (a convolution whose best block shape is 7% faster than
+// anything near it, where BO alone stalls at the second best). Users pick a
+// tuner by its worst case, and an inner loop runs once per source variant,
+// so robustness across such spaces matters more than the best case on one.
 //
-// - Shared observations. Every member sees every result, whoever proposed
-//   it: BO's models learn from the GA's children, and the GA breeds from
+// - Shared observations. Both members see every result, whoever proposed
+//   it: BO's model learns from the GA's children, and the GA breeds from
 //   BO's finds.
-// - Two models of one space. BO weighs each parameter by a relevance of its
-//   own (automatic relevance determination, bo/Gp.h), under a log-normal
-//   prior. While the best time keeps improving, BO's proposals come from a
-//   smooth model whose prior keeps the weights near one another (sd 0.25):
-//   it extrapolates the trend along every parameter and climbs a smooth
-//   space fastest. After Stuck evaluations without a new best the search is
-//   on a plateau that model cannot see past, and a flexible model (prior
-//   sd 1) takes over until the next new best: it lets a parameter whose
-//   every step changes the time be modelled at a short range, so a point
-//   whose neighbours are all slow keeps its uncertainty, and some expected
-//   improvement, instead of being written off. One model for the whole run
-//   was a trade: on a GEMM cache the smooth one reached the optimum in 71
-//   evaluations on average and the flexible one in 89, on a convolution
-//   cache the flexible one found its isolated optimum in 65 runs of 100 and
-//   the smooth one in 52 (bench/README.md). Switching on a count of
-//   failures to improve follows the restarts of trust-region BO (Eriksson
-//   et al., "Scalable global optimization via local Bayesian optimization",
-//   NeurIPS 2019), which shrink and restart a region after a run of
-//   failures; here what changes is the model's assumptions, not its region.
-// - Screening. The GA proposes Screen times the points it is given; the
-//   current model's expected improvement keeps the best of them and the GA
-//   forgets the rest (surrogate-assisted evolution; Jin, "Surrogate-assisted
+// - Screening. The GA proposes Screen times the points it is given; BO's
+//   expected improvement keeps the best of them and the GA forgets the
+//   rest (surrogate-assisted evolution; Jin, "Surrogate-assisted
 //   evolutionary computation", Swarm and Evolutionary Computation 2011).
 //   On a rugged space the screen is nearly random and costs the GA little;
 //   on a smooth one it steers the GA as BO would. On the convolution cache
@@ -65,32 +45,31 @@ namespace r3::search {
 
 namespace {
 
-enum Member : size_t { Smooth = 0, Flexible = 1, Ga = 2 };
+enum Member : size_t { Bo = 0, Ga = 1 };
 
 class Portfolio final : public Strategy {
 public:
   Portfolio(const Space &S, const StrategyOptions &O) : R(O.Seed * 31 + 7) {
     StrategyOptions BoOptions = O;
     BoOptions.Scales = LengthScales::PerParameter;
-    BoOptions.RelevanceSd = 0.25;
-    Members[Smooth] = makeBayesOpt(S, BoOptions);
-    BoOptions.RelevanceSd = 1.0;
-    Members[Flexible] = makeBayesOpt(S, BoOptions);
+    Members[Bo] = makeBayesOpt(S, BoOptions);
     Members[Ga] = makeGenetic(S, O);
   }
 
   std::string_view name() const override { return "portfolio"; }
 
   std::vector<Point> propose(unsigned N) override {
-    std::array<unsigned, 2> Count{0, 0}; // BO's, the GA's
+    std::array<unsigned, 2> Count{0, 0};
     std::bernoulli_distribution UseBo(boShare());
     for (unsigned I = 0; I < N; ++I)
-      ++Count[UseBo(R) ? 0 : 1];
-    Member Bo = model();
+      ++Count[UseBo(R) ? Bo : Ga];
     std::vector<Point> Out;
-    if (Count[0] > 0)
-      take(Bo, Members[Bo]->propose(Count[0]), Out);
-    take(Ga, screened(Count[1]), Out);
+    // BO is asked only for points it will give: asked for none, it would
+    // still fit its models and score its pool (most of a proposal's cost
+    // once the GA has the share).
+    if (Count[Bo] > 0)
+      take(Bo, Members[Bo]->propose(Count[Bo]), Out);
+    take(Ga, screened(Count[Ga]), Out);
     // A member that ran dry (its space exhausted) leaves its slots to the
     // other.
     if (Out.size() < N)
@@ -126,28 +105,22 @@ private:
            (High - Low) * std::exp(-static_cast<double>(SinceBest) / Patience);
   }
 
-  /// BO's model now: the smooth one while the search improves, the
-  /// flexible one after Stuck evaluations without a new best.
-  Member model() const { return SinceBest >= Stuck ? Flexible : Smooth; }
-
-  /// Moves From's proposals to Out, telling the other members they are
+  /// Moves Member's proposals to Out, telling the other member they are
   /// pending.
   void take(Member From, std::vector<Point> Ps, std::vector<Point> &Out) {
+    Member Other = From == Bo ? Ga : Bo;
     for (Point &P : Ps) {
-      for (size_t M = 0; M < Members.size(); ++M)
-        if (M != From)
-          Members[M]->markPending(P);
+      Members[Other]->markPending(P);
       Out.push_back(std::move(P));
     }
   }
 
-  /// N of the GA's proposals, screened by the current model's expected
-  /// improvement.
+  /// N of the GA's proposals, screened by BO's expected improvement.
   std::vector<Point> screened(unsigned N) {
     if (N == 0)
       return {};
     std::vector<Point> Ps = Members[Ga]->propose(N * Screen);
-    std::vector<double> Score = Members[model()]->score(Ps);
+    std::vector<double> Score = Members[Bo]->score(Ps);
     std::vector<size_t> Order(Ps.size());
     for (size_t I = 0; I < Order.size(); ++I)
       Order[I] = I;
@@ -167,8 +140,7 @@ private:
 
   static constexpr unsigned Screen = 4;
   static constexpr double High = 0.9, Low = 0.0, Patience = 10;
-  static constexpr unsigned Stuck = 20;
-  std::array<std::unique_ptr<Strategy>, 3> Members;
+  std::array<std::unique_ptr<Strategy>, 2> Members;
   std::optional<double> Best;
   unsigned SinceBest = 0;
   Rng R;

@@ -37,11 +37,6 @@ struct StrategyOptions {
   unsigned InitialSamples = 0;
   /// Bayesian optimization's distance (the portfolio asks for PerParameter).
   LengthScales Scales = LengthScales::Shared;
-  /// With PerParameter, the standard deviation of the log-normal prior on
-  /// each parameter's relevance weight: small keeps the weights near one
-  /// another (a smooth model), large lets a parameter be ignored or modelled
-  /// at a short range.
-  double RelevanceSd = 1.0;
 };
 
 class Strategy {

@@ -7,7 +7,6 @@
 #include "SearchTestSpaces.h"
 #include "search/bo/Gp.h"
 
-#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -296,39 +295,6 @@ TEST_CASE("relevance weights find the feature the targets depend on", "[bo]") {
   CHECK(Shared.hyper().Weights.empty());
 }
 
-TEST_CASE("a tighter relevance prior keeps the weights nearer each other",
-          "[bo]") {
-  // The same data as above, over four features: x0 matters, x1 does not,
-  // x2 and x3 are noise columns. Under a prior of sd 0.25 the weights
-  // spread less than under sd 1, and the fit can only be worse.
-  std::vector<bo::Vector> X;
-  bo::Vector Y;
-  for (int I = 0; I < 6; ++I)
-    for (int J = 0; J < 6; ++J) {
-      double A = I / 5.0, B = (J * 7 % 6) / 5.0;
-      X.push_back({A, B});
-      Y.push_back(std::sin(9 * A));
-    }
-  auto Spread = [](const bo::Vector &W) {
-    auto [Lo, Hi] = std::minmax_element(W.begin(), W.end());
-    return std::log(*Hi / *Lo);
-  };
-  bo::Gp Loose, Tight;
-  Loose.fit(X, Y);
-  Loose.fitRelevance({{0}, {1}}, 1.0);
-  Tight.fit(X, Y);
-  Tight.fitRelevance({{0}, {1}}, 0.25);
-  REQUIRE(Loose.hyper().Weights.size() == 2);
-  REQUIRE(Tight.hyper().Weights.size() == 2);
-  UNSCOPED_INFO("spread of log weights: sd 1 " << Spread(Loose.hyper().Weights)
-                                               << ", sd 0.25 "
-                                               << Spread(Tight.hyper().Weights));
-  CHECK(Spread(Tight.hyper().Weights) < Spread(Loose.hyper().Weights));
-  CHECK(Spread(Tight.hyper().Weights) > 0);
-  CHECK(Tight.hyper().Weights[0] > Tight.hyper().Weights[1]);
-  CHECK(Loose.logLikelihood() >= Tight.logLikelihood());
-}
-
 namespace {
 
 /// A rugged block shape (a, b) in front of a smooth tail (c, d): the best
@@ -362,33 +328,4 @@ TEST_CASE("the portfolio's trace is the seed's", "[bo]") {
   CHECK(First.size() == 45);
   CHECK(Trace(5) == First);
   CHECK(Trace(6) != First);
-}
-
-TEST_CASE("BO's relevance prior is an option that changes its proposals",
-          "[bo]") {
-  // Two BOs with per-parameter relevance see the same 40 points of the
-  // spike; the one whose prior lets weights spread (sd 1, the portfolio's
-  // flexible model) and the one that keeps them together (sd 0.25, its
-  // smooth model) propose different batches, each the same on a rerun.
-  Space S({ordinalParam("a", 16), ordinalParam("b", 5), ordinalParam("c", 6),
-           ordinalParam("d", 6)});
-  Rng R(3);
-  std::vector<Point> Seen;
-  for (int I = 0; I < 40; ++I)
-    Seen.push_back(S.random(R));
-  auto Batch = [&](double Sd) {
-    StrategyOptions O{9, 0};
-    O.Scales = LengthScales::PerParameter;
-    O.RelevanceSd = Sd;
-    auto St = makeStrategy("bo", S, O);
-    REQUIRE(St);
-    for (const Point &P : Seen)
-      (*St)->observe(P, spike(P));
-    return (*St)->propose(6);
-  };
-  std::vector<Point> Smooth = Batch(0.25), Flexible = Batch(1.0);
-  CHECK(Smooth.size() == 6);
-  CHECK(Flexible.size() == 6);
-  CHECK(Smooth != Flexible);
-  CHECK(Batch(0.25) == Smooth);
 }

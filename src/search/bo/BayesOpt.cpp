@@ -119,8 +119,7 @@ class BayesOpt final : public Strategy {
 public:
   BayesOpt(const Space &S, const StrategyOptions &O)
       : S(S), R(O.Seed), Enc(S),
-        Initial(O.InitialSamples ? O.InitialSamples : 8), Scales(O.Scales),
-        RelevanceSd(O.RelevanceSd) {}
+        Initial(O.InitialSamples ? O.InitialSamples : 8), Scales(O.Scales) {}
 
   std::string_view name() const override { return "bo"; }
 
@@ -269,7 +268,7 @@ private:
     if (Search) {
       TimeModel.fit(X, Y);
       if (Scales == LengthScales::PerParameter)
-        TimeModel.fitRelevance(Enc.groups(), RelevanceSd);
+        TimeModel.fitRelevance(Enc.groups());
       Hyper = TimeModel.hyper();
       HyperAt = Seen;
     } else {
@@ -468,7 +467,6 @@ private:
   Encoder Enc;
   unsigned Initial;
   LengthScales Scales;
-  double RelevanceSd;
   Observations Obs;
   bo::Gp TimeModel, FailModel;
   std::optional<bo::GpHyper> Hyper, FailHyper;

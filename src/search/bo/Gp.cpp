@@ -173,21 +173,19 @@ void Gp::fit(std::vector<Vector> X, Vector Y, const GpHyper *Fixed) {
     factor(GpHyper{Best.LengthScale, 1.0, 0.5, {}});
 }
 
-void Gp::fitRelevance(const FeatureGroups &Groups, double PriorSd,
-                      unsigned Rounds) {
+void Gp::fitRelevance(const FeatureGroups &Groups, unsigned Rounds) {
   if (Xs.size() < 4 || Groups.empty())
     return;
   GpHyper Best = H;
   if (Best.Weights.empty())
     Best.Weights.assign(Xs[0].size(), 1.0);
-  // A log-normal prior on each weight (PriorSd in natural-log units): at
-  // sd 1 a factor of 4 costs 0.96 in log prior, so it must explain the data
-  // noticeably better to be taken; at sd 0.25 a factor of 2 costs 3.8.
+  // A log-normal prior on each weight (sd 1 in natural-log units): a factor
+  // of 4 must explain the data noticeably better to be taken.
   auto Prior = [&](const GpHyper &Hyp) {
     double P = 0;
     for (const std::vector<size_t> &G : Groups) {
       double L = std::log(Hyp.Weights[G.front()]);
-      P -= 0.5 * L * L / (PriorSd * PriorSd);
+      P -= 0.5 * L * L;
     }
     return P;
   };

@@ -40,11 +40,9 @@ public:
   void fit(std::vector<Vector> X, Vector Y, const GpHyper *Fixed = nullptr);
   /// After a fit: adjusts the relevance weight of each group by marginal
   /// likelihood (a coordinate search over factors of the weights, with a
-  /// log-normal prior of standard deviation PriorSd, in natural-log units,
-  /// that keeps weights near 1 without evidence), keeping the length scale
-  /// and noise; at most Rounds passes over the groups.
-  void fitRelevance(const FeatureGroups &Groups, double PriorSd = 1.0,
-                    unsigned Rounds = 2);
+  /// log-normal prior that keeps weights near 1 without evidence), keeping
+  /// the length scale and noise; at most Rounds passes over the groups.
+  void fitRelevance(const FeatureGroups &Groups, unsigned Rounds = 2);
   /// The posterior at X (the prior when nothing was fitted).
   Prediction predict(const Vector &X) const;
   /// The posteriors at each of Xs, as predict gives them (to rounding),
