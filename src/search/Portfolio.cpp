@@ -31,6 +31,13 @@
 //   adaptive operator selection mechanisms", AMAI 2010): per-member credit
 //   was tried first and barely moved the allocation, since improvements
 //   are rare late in a run whichever member proposes.
+// - One model for BO, the flexible one. BO weighs each parameter by its own
+//   relevance under a log-normal prior of sd 1 (bo/BayesOpt.cpp). A tighter
+//   prior (sd 0.25), a smooth model, reaches a GEMM cache's optimum sooner;
+//   using it while the search improves and the flexible one once it is
+//   stuck took 76 evaluations there instead of 89, but found a convolution
+//   cache's isolated optimum in 135 runs of 200 instead of 169, and choosing
+//   between the two models by their evidence did no better (bench/README.md).
 // - Resume rebuilds everything: the members from the observations, and the
 //   count of evaluations since the last improvement from their order.
 //
