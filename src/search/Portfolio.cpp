@@ -71,11 +71,7 @@ public:
     for (unsigned I = 0; I < N; ++I)
       ++Count[UseBo(R) ? Bo : Ga];
     std::vector<Point> Out;
-    // BO is asked only for points it will give: asked for none, it would
-    // still fit its models and score its pool (most of a proposal's cost
-    // once the GA has the share).
-    if (Count[Bo] > 0)
-      take(Bo, Members[Bo]->propose(Count[Bo]), Out);
+    take(Bo, Members[Bo]->propose(Count[Bo]), Out);
     take(Ga, screened(Count[Ga]), Out);
     // A member that ran dry (its space exhausted) leaves its slots to the
     // other.

@@ -124,6 +124,11 @@ public:
   std::string_view name() const override { return "bo"; }
 
   std::vector<Point> propose(unsigned N) override {
+    // Asked for none (a portfolio whose GA has every slot), it returns at
+    // once: fitting the models and scoring the pool would be most of a
+    // proposal's cost, for nothing.
+    if (N == 0)
+      return {};
     std::vector<Point> Out;
     if (successes() < Initial)
       Out = randomPoints(N);
