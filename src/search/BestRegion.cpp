@@ -1,0 +1,121 @@
+#include "search/BestRegion.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+namespace r3::search {
+
+std::vector<Point> bestRegion(const Space &S,
+                              std::span<const std::pair<double, Point>> Good,
+                              const Observations &Seen, unsigned Top,
+                              double Agree, size_t Limit, Rng &R) {
+  if (Top == 0 || Good.size() < Top || Limit == 0)
+    return {};
+  // The Top best, ties in the order observed.
+  std::vector<size_t> Order(Good.size());
+  std::iota(Order.begin(), Order.end(), size_t{0});
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Good[A].first < Good[B].first;
+  });
+  const Point &Best = Good[Order[0]].second;
+  const size_t NP = S.Params.size();
+
+  // A parameter is kept where the best points mostly agree with the best.
+  std::vector<bool> Kept(NP);
+  for (size_t J = 0; J < NP; ++J) {
+    if (S.Params[J].Kind == ParamKind::Sequence) {
+      Kept[J] = true;
+      continue;
+    }
+    unsigned Same = 0;
+    for (unsigned I = 0; I < Top; ++I)
+      Same += Good[Order[I]].second.Values[J] == Best.Values[J];
+    Kept[J] = Same >= Agree * Top;
+  }
+  auto InRegion = [&](const Point &P) {
+    unsigned Moved = 0, MovedKept = 0;
+    for (size_t J = 0; J < NP; ++J)
+      if (P.Values[J] != Best.Values[J]) {
+        ++Moved;
+        MovedKept += Kept[J];
+      }
+    return MovedKept == 0 || Moved == 1;
+  };
+
+  std::vector<Point> Out;
+  if (!S.Allowed.empty()) {
+    // A constrained space: its allowed points, in their order.
+    for (const Point &P : S.Allowed)
+      if (InRegion(P) && !Seen.seen(P))
+        Out.push_back(P);
+  } else {
+    std::set<Point> Found;
+    auto Add = [&](Point P) {
+      if (S.contains(P) && !Seen.seen(P) && Found.insert(P).second)
+        Out.push_back(std::move(P));
+    };
+    // One parameter away: every other value of a single-valued parameter,
+    // one edit of a sequence.
+    for (size_t J = 0; J < NP; ++J) {
+      if (S.Params[J].Kind == ParamKind::Sequence)
+        continue;
+      for (uint32_t V = 0; V < S.Params[J].Values.size(); ++V) {
+        if (V == Best.Values[J][0])
+          continue;
+        Point P = Best;
+        P.Values[J] = {V};
+        Add(std::move(P));
+      }
+    }
+    for (Point &P : S.neighbours(Best)) {
+      bool SequenceEdit = false;
+      for (size_t J = 0; J < NP; ++J)
+        SequenceEdit |= S.Params[J].Kind == ParamKind::Sequence &&
+                        P.Values[J] != Best.Values[J];
+      if (SequenceEdit)
+        Add(std::move(P));
+    }
+    // The free parameters' combinations: all of them when there are few,
+    // else a random sample.
+    std::vector<size_t> Free;
+    double Combinations = 1;
+    for (size_t J = 0; J < NP; ++J)
+      if (!Kept[J]) {
+        Free.push_back(J);
+        Combinations *= static_cast<double>(S.Params[J].Values.size());
+      }
+    if (!Free.empty() && Combinations <= static_cast<double>(Limit)) {
+      std::vector<uint32_t> Digit(Free.size(), 0);
+      for (;;) {
+        Point P = Best;
+        for (size_t F = 0; F < Free.size(); ++F)
+          P.Values[Free[F]] = {Digit[F]};
+        Add(std::move(P));
+        size_t F = 0;
+        while (F < Free.size() &&
+               ++Digit[F] == S.Params[Free[F]].Values.size())
+          Digit[F++] = 0;
+        if (F == Free.size())
+          break;
+      }
+    } else if (!Free.empty()) {
+      for (size_t T = 0; T < Limit; ++T) {
+        Point P = Best;
+        for (size_t J : Free) {
+          std::uniform_int_distribution<uint32_t> D(
+              0, static_cast<uint32_t>(S.Params[J].Values.size() - 1));
+          P.Values[J] = {D(R)};
+        }
+        Add(std::move(P));
+      }
+    }
+  }
+  if (Out.size() > Limit) {
+    std::shuffle(Out.begin(), Out.end(), R);
+    Out.resize(Limit);
+  }
+  return Out;
+}
+
+} // namespace r3::search

@@ -1,0 +1,28 @@
+// The unseen points near the best one: where a portfolio looks once its
+// search is stuck (Portfolio.cpp says why). Its own file so that tests can
+// check the region directly.
+#pragma once
+#include "search/Space.h"
+#include "search/Strategy.h"
+
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace r3::search {
+
+/// The region around the best point of Good (successful observations as
+/// value and point, lower is better): every unseen point of S that keeps the
+/// best point's value of each parameter on which at least Agree (a fraction)
+/// of the Top best points agree with it, varying the others freely, and
+/// every unseen point one parameter away from the best. A sequence
+/// parameter is always kept, or moved by one edit (Space::neighbours).
+/// Points in Seen (observed or pending) are left out. At most Limit points,
+/// a random subset drawn with R when there are more; in a constrained
+/// space only allowed points. Empty when Good has fewer than Top points.
+std::vector<Point> bestRegion(const Space &S,
+                              std::span<const std::pair<double, Point>> Good,
+                              const Observations &Seen, unsigned Top,
+                              double Agree, size_t Limit, Rng &R);
+
+} // namespace r3::search
