@@ -60,9 +60,11 @@
 //   whose extent is set by the agreement of the best points rather than by
 //   a radius. Over seeds 1-300 of the simulation it raised the runs that
 //   reach the A100 convolution's optimum from 185 to 223, the MI250X
-//   convolution's from 262 to 273, and took gemm's optimum 7 evaluations
-//   sooner (bench/README.md); without the one-parameter moves it cost the
-//   MI250X convolution 30 runs.
+//   convolution's from 262 to 273, and reached within 1% of gemm's 8
+//   evaluations sooner (seeds 1-100); it left an A4000 convolution's hits
+//   as they were and its closeness at 200 evaluations worse (1.090 against
+//   1.057; bench/README.md). Without the one-parameter moves it cost the
+//   MI250X convolution 30 runs of 300.
 // - Resume rebuilds everything: the members from the observations, and the
 //   count of evaluations since the last improvement from their order.
 //
