@@ -41,10 +41,11 @@
 // - The best point's region. An isolated optimum often shares most of its
 //   parameters with the best points found and differs in a few that vary
 //   among them: a convolution's fastest block shape is one cell of a
-//   block_size_x by block_size_y table whose neighbours are 40-110% slower,
-//   under the tile sizes and flags that every good point has. Neither BO
-//   (whose model extrapolates from the neighbours) nor the GA (which
-//   spreads its children over the whole space) looks there on purpose.
+//   block_size_x by block_size_y table whose four neighbours are 40-110%
+//   slower, under the tile sizes and flags that every good point has.
+//   Neither BO (whose model extrapolates from the neighbours) nor the GA
+//   (which spreads its children over the whole space) looks there on
+//   purpose.
 //   Once the GA has slots (the search is stuck) and 30 points have
 //   succeeded, each of its slots goes, with probability one half, to the
 //   best point's region instead (BestRegion.h): the unseen points that keep
@@ -126,7 +127,12 @@ public:
   }
 
   void observe(const Point &P, std::optional<double> Value) override {
+    size_t Before = Seen.entries().size();
     Seen.observe(P, Value);
+    // A point measured again keeps only its latest outcome, as in
+    // Observations.
+    if (Seen.entries().size() == Before)
+      std::erase_if(Good, [&](const auto &E) { return E.second == P; });
     ++SinceBest;
     if (Value && *Value > 0) {
       Good.push_back({*Value, P});
