@@ -174,19 +174,25 @@ private:
     }
   }
 
+  /// The positions of Ps, best first by BO's acquisition; in their own
+  /// order while BO has no model yet (its initial design).
+  std::vector<size_t> byAcquisition(const std::vector<Point> &Ps) {
+    std::vector<double> Score = Members[Bo]->score(Ps);
+    std::vector<size_t> Order(Ps.size());
+    for (size_t I = 0; I < Order.size(); ++I)
+      Order[I] = I;
+    if (Score.size() == Ps.size())
+      std::stable_sort(Order.begin(), Order.end(),
+                       [&](size_t A, size_t B) { return Score[A] > Score[B]; });
+    return Order;
+  }
+
   /// N of the GA's proposals, screened by BO's expected improvement.
   std::vector<Point> screened(unsigned N) {
     if (N == 0)
       return {};
     std::vector<Point> Ps = Members[Ga]->propose(N * Screen);
-    std::vector<double> Score = Members[Bo]->score(Ps);
-    std::vector<size_t> Order(Ps.size());
-    for (size_t I = 0; I < Order.size(); ++I)
-      Order[I] = I;
-    // Without a model yet (BO's initial design), the GA's order stands.
-    if (Score.size() == Ps.size())
-      std::stable_sort(Order.begin(), Order.end(),
-                       [&](size_t A, size_t B) { return Score[A] > Score[B]; });
+    std::vector<size_t> Order = byAcquisition(Ps);
     std::vector<Point> Out;
     for (size_t I = 0; I < Order.size(); ++I) {
       if (I < N)
@@ -205,13 +211,7 @@ private:
       return {};
     std::vector<Point> Ps = bestRegion(S, Good, Seen, RegionTop, RegionAgree,
                                        RegionLimit, RegionR);
-    std::vector<double> Score = Members[Bo]->score(Ps);
-    std::vector<size_t> Order(Ps.size());
-    for (size_t I = 0; I < Order.size(); ++I)
-      Order[I] = I;
-    if (Score.size() == Ps.size())
-      std::stable_sort(Order.begin(), Order.end(),
-                       [&](size_t A, size_t B) { return Score[A] > Score[B]; });
+    std::vector<size_t> Order = byAcquisition(Ps);
     std::vector<Point> Out;
     for (size_t I = 0; I < Order.size() && Out.size() < N; ++I)
       Out.push_back(Ps[Order[I]]);
