@@ -6,10 +6,23 @@
 
 namespace r3::search {
 
-std::vector<Point> bestRegion(const Space &S,
-                              std::span<const std::pair<double, Point>> Good,
-                              const Observations &Seen, unsigned Top,
-                              double Agree, size_t Limit, Rng &R) {
+namespace {
+
+/// Keeps at most Limit of Ps, a random subset drawn with R when there are
+/// more.
+void cap(std::vector<Point> &Ps, size_t Limit, Rng &R) {
+  if (Ps.size() > Limit) {
+    std::shuffle(Ps.begin(), Ps.end(), R);
+    Ps.resize(Limit);
+  }
+}
+
+} // namespace
+
+Region bestRegion(const Space &S,
+                  std::span<const std::pair<double, Point>> Good,
+                  const Observations &Seen, unsigned Top, double Agree,
+                  size_t Limit, Rng &R) {
   if (Top == 0 || Good.size() < Top || Limit == 0)
     return {};
   // The Top best, ties in the order observed.
@@ -33,27 +46,32 @@ std::vector<Point> bestRegion(const Space &S,
       Same += Good[Order[I]].second.Values[J] == Best.Values[J];
     Kept[J] = Same >= Agree * Top;
   }
-  auto InRegion = [&](const Point &P) {
+  // A point's part of the region, if any: one parameter moved, or only
+  // parameters that are not kept.
+  Region Out;
+  auto Part = [&](const Point &P) -> std::vector<Point> * {
     unsigned Moved = 0, MovedKept = 0;
     for (size_t J = 0; J < NP; ++J)
       if (P.Values[J] != Best.Values[J]) {
         ++Moved;
         MovedKept += Kept[J];
       }
-    return MovedKept == 0 || Moved == 1;
+    if (Moved == 1)
+      return &Out.Moves;
+    return Moved > 1 && MovedKept == 0 ? &Out.Rest : nullptr;
   };
 
-  std::vector<Point> Out;
   if (!S.Allowed.empty()) {
     // A constrained space: its allowed points, in their order.
     for (const Point &P : S.Allowed)
-      if (InRegion(P) && !Seen.seen(P))
-        Out.push_back(P);
+      if (std::vector<Point> *To = Part(P); To && !Seen.seen(P))
+        To->push_back(P);
   } else {
     std::set<Point> Found;
     auto Add = [&](Point P) {
-      if (S.contains(P) && !Seen.seen(P) && Found.insert(P).second)
-        Out.push_back(std::move(P));
+      std::vector<Point> *To = Part(P);
+      if (To && S.contains(P) && !Seen.seen(P) && Found.insert(P).second)
+        To->push_back(std::move(P));
     };
     // One parameter away: every other value of a single-valued parameter,
     // one edit of a sequence.
@@ -111,10 +129,8 @@ std::vector<Point> bestRegion(const Space &S,
       }
     }
   }
-  if (Out.size() > Limit) {
-    std::shuffle(Out.begin(), Out.end(), R);
-    Out.resize(Limit);
-  }
+  cap(Out.Moves, Limit, R);
+  cap(Out.Rest, Limit - Out.Moves.size(), R);
   return Out;
 }
 

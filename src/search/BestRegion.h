@@ -11,18 +11,25 @@
 
 namespace r3::search {
 
+/// The region around the best point, in two parts: the moves (every unseen
+/// point one parameter away from the best) and the rest.
+struct Region {
+  std::vector<Point> Moves, Rest;
+};
+
 /// The region around the best point of Good (successful observations as
-/// value and point, lower is better): every unseen point of S that keeps the
-/// best point's value of each parameter on which at least Agree (a fraction)
-/// of the Top best points agree with it, varying the others freely, and
-/// every unseen point one parameter away from the best. A sequence
-/// parameter is always kept, or moved by one edit (Space::neighbours).
-/// Points in Seen (observed or pending) are left out. At most Limit points,
-/// a random subset drawn with R when there are more; in a constrained
-/// space only allowed points. Empty when Good has fewer than Top points.
-std::vector<Point> bestRegion(const Space &S,
-                              std::span<const std::pair<double, Point>> Good,
-                              const Observations &Seen, unsigned Top,
-                              double Agree, size_t Limit, Rng &R);
+/// value and point, lower is better): every unseen point of S one parameter
+/// away from the best (Moves), and every other unseen point that keeps the
+/// best point's value of each parameter on which at least Agree (a
+/// fraction) of the Top best points agree with it, varying the others
+/// freely (Rest). A sequence parameter is always kept, or moved by one edit
+/// (Space::neighbours). Points in Seen (observed or pending) are left out.
+/// At most Limit points in all, the moves first: a random subset drawn with
+/// R of any part that does not fit. In a constrained space only allowed
+/// points, in the allowed order. Empty when Good has fewer than Top points.
+Region bestRegion(const Space &S,
+                  std::span<const std::pair<double, Point>> Good,
+                  const Observations &Seen, unsigned Top, double Agree,
+                  size_t Limit, Rng &R);
 
 } // namespace r3::search

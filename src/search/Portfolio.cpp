@@ -48,24 +48,29 @@
 //   purpose.
 //   Once the GA has slots (the search is stuck) and 30 points have
 //   succeeded, each of its slots goes, with probability one half, to the
-//   best point's region instead (BestRegion.h): the unseen points that keep
-//   every parameter on which 7 of the 10 best points agree with the best
-//   one and vary the rest, and the points one parameter away from the best
-//   (a parameter the best points agree on may still be wrong: on another
-//   convolution cache the optimum is one step of tile_size_x from a
-//   plateau of good points that agree on the other value). BO's expected
-//   improvement picks among them. This is a trust region in the Hamming
-//   sense, as in trust-region BO for categorical spaces (Wan et al.,
-//   "Think global and act local: Bayesian optimisation over
-//   high-dimensional categorical and mixed search spaces", ICML 2021),
+//   best point's region instead (BestRegion.h), in two parts tried in
+//   turn. First the moves: the unseen points one parameter away from the
+//   best. Then the rest: the unseen points that keep every parameter on
+//   which 7 of the 10 best points agree with the best one and vary the
+//   others. BO's expected improvement ranks each part. This is a trust
+//   region in the Hamming sense, as in trust-region BO for categorical
+//   spaces (Wan et al., "Think global and act local: Bayesian optimisation
+//   over high-dimensional categorical and mixed search spaces", ICML 2021),
 //   whose extent is set by the agreement of the best points rather than by
-//   a radius. Over seeds 1-300 of the simulation it raised the runs that
-//   reach the A100 convolution's optimum from 185 to 223, the MI250X
-//   convolution's from 262 to 273, and reached within 1% of gemm's 8
-//   evaluations sooner (seeds 1-100); it left an A4000 convolution's hits
-//   as they were and its closeness at 200 evaluations worse (1.090 against
-//   1.057; bench/README.md). Without the one-parameter moves it cost the
-//   MI250X convolution 30 runs of 300.
+//   a radius, and whose first ring is searched out before the rest; a
+//   local search's first-improvement step is the same idea.
+//   The moves come first because a parameter the best points agree on may
+//   still be wrong: on an MI250X convolution cache the optimum is one step
+//   of tile_size_x from a plateau of good points that agree on the other
+//   value, and on an A6000 one the best point often ends one parameter
+//   from the optimum, which BO's model, extrapolating from the slower
+//   neighbours, ranks below hundreds of the region's other points. Trying
+//   the moves first raised the A6000's runs that reach the optimum from 21
+//   to 71 of 100 (Kernel Tuner's GA: 39), an A4000's from 46 to 66 and a
+//   W7800's from 84 to 94, and left the A100 convolution's within the
+//   noise of a random stream (212 of 300 against 223); the region as one
+//   ranked set had raised those from 185 (bench/README.md). Without the
+//   rest, the A100's fell to 57 of 100.
 // - Resume rebuilds everything: the members from the observations, and the
 //   count of evaluations since the last improvement from their order.
 //
@@ -203,18 +208,24 @@ private:
     return Out;
   }
 
-  /// Up to N points of the best point's region, the ones BO's acquisition
-  /// ranks highest (see the file comment); none before RegionAfter points
-  /// have succeeded.
+  /// Up to N points of the best point's region, the moves first, each part
+  /// ranked by BO's acquisition (see the file comment); none before
+  /// RegionAfter points have succeeded.
   std::vector<Point> region(unsigned N) {
     if (Good.size() < RegionAfter)
       return {};
-    std::vector<Point> Ps = bestRegion(S, Good, Seen, RegionTop, RegionAgree,
-                                       RegionLimit, RegionR);
-    std::vector<size_t> Order = byAcquisition(Ps);
+    Region Near = bestRegion(S, Good, Seen, RegionTop, RegionAgree,
+                             RegionLimit, RegionR);
     std::vector<Point> Out;
-    for (size_t I = 0; I < Order.size() && Out.size() < N; ++I)
-      Out.push_back(Ps[Order[I]]);
+    for (std::vector<Point> *Part : {&Near.Moves, &Near.Rest}) {
+      if (Out.size() == N)
+        break;
+      for (size_t I : byAcquisition(*Part)) {
+        Out.push_back(std::move((*Part)[I]));
+        if (Out.size() == N)
+          break;
+      }
+    }
     return Out;
   }
 

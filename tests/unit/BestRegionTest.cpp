@@ -1,7 +1,7 @@
 // The best point's region (search/BestRegion.h), where the portfolio looks
-// once its search is stuck: the parameters the best points agree on are
-// kept, the others vary, one-parameter moves of the best are added, and
-// seen, pending and disallowed points are left out.
+// once its search is stuck: the best point's one-parameter moves, then the
+// points that keep the parameters the best points agree on and vary the
+// others; seen, pending and disallowed points are left out.
 #include "Catch.h"
 
 #include "SearchTestSpaces.h"
@@ -15,6 +15,21 @@ using namespace r3::search::testing;
 namespace {
 
 Point pt(uint32_t X, uint32_t Y, uint32_t Z) { return Point{{{X}, {Y}, {Z}}}; }
+
+/// How many parameters P and Q differ in.
+unsigned moved(const Point &P, const Point &Q) {
+  unsigned N = 0;
+  for (size_t J = 0; J < P.Values.size(); ++J)
+    N += P.Values[J] != Q.Values[J];
+  return N;
+}
+
+/// The moves then the rest, as one list.
+std::vector<Point> all(const Region &Near) {
+  std::vector<Point> Out = Near.Moves;
+  Out.insert(Out.end(), Near.Rest.begin(), Near.Rest.end());
+  return Out;
+}
 
 Space xyz() {
   return Space({ordinalParam("x", 10), categoricalParam("y", 3),
@@ -41,7 +56,13 @@ struct Fixture {
   std::set<Point> region(const Space &S, double Agree = 0.7,
                          size_t Limit = 1000, uint64_t Seed = 1) {
     Rng R(Seed);
-    std::vector<Point> Ps = bestRegion(S, Good, Seen, 10, Agree, Limit, R);
+    Region Near = bestRegion(S, Good, Seen, 10, Agree, Limit, R);
+    // The moves are one parameter from the best (1, 2, 3), the rest more.
+    for (const Point &P : Near.Moves)
+      CHECK(moved(P, pt(1, 2, 3)) == 1);
+    for (const Point &P : Near.Rest)
+      CHECK(moved(P, pt(1, 2, 3)) > 1);
+    std::vector<Point> Ps = all(Near);
     std::set<Point> Out(Ps.begin(), Ps.end());
     CHECK(Out.size() == Ps.size());
     return Out;
@@ -94,7 +115,8 @@ TEST_CASE("the region leaves out pending and disallowed points",
   CHECK(Less.size() == All.size() - 1);
   CHECK(!Less.count(pt(0, 2, 3)));
 
-  // In a constrained space only allowed points, in the allowed order.
+  // In a constrained space only allowed points, in the allowed order
+  // (z freed, so that both parts have some).
   Space C = xyz();
   for (uint32_t X = 0; X < 10; ++X)
     for (uint32_t Y = 0; Y < 3; ++Y)
@@ -102,15 +124,19 @@ TEST_CASE("the region leaves out pending and disallowed points",
         if ((X + Z) % 2 == 0)
           C.Allowed.push_back(pt(X, Y, Z));
   Rng R(1);
-  std::vector<Point> Ps = bestRegion(C, F.Good, F.Seen, 10, 0.7, 1000, R);
-  REQUIRE(!Ps.empty());
+  Region Near = bestRegion(C, F.Good, F.Seen, 10, 0.9, 1000, R);
+  REQUIRE(!Near.Moves.empty());
+  REQUIRE(!Near.Rest.empty());
+  std::vector<Point> Ps = all(Near);
   std::set<Point> Want;
-  for (const Point &P : Less)
+  for (const Point &P : F.region(S, 0.9))
     if (C.contains(P))
       Want.insert(P);
   CHECK(std::set<Point>(Ps.begin(), Ps.end()) == Want);
-  for (size_t I = 1; I < Ps.size(); ++I)
-    CHECK(*C.Allowed.indexOf(Ps[I - 1]) < *C.Allowed.indexOf(Ps[I]));
+  for (const std::vector<Point> *Part : {&Near.Moves, &Near.Rest})
+    for (size_t I = 1; I < Part->size(); ++I)
+      CHECK(*C.Allowed.indexOf((*Part)[I - 1]) <
+            *C.Allowed.indexOf((*Part)[I]));
 }
 
 TEST_CASE("the region needs enough points and respects its limit",
@@ -119,17 +145,26 @@ TEST_CASE("the region needs enough points and respects its limit",
   Fixture F;
   Rng R(1);
   auto Few = std::span(F.Good).first(9);
-  CHECK(bestRegion(S, Few, F.Seen, 10, 0.7, 1000, R).empty());
+  Region None = bestRegion(S, Few, F.Seen, 10, 0.7, 1000, R);
+  CHECK(None.Moves.empty());
+  CHECK(None.Rest.empty());
 
-  // Freed z: 42 points; a limit of 5 draws a subset, the
-  // same one for the same seed.
+  // Freed z: 42 points, 8 of them moves (x to 0 or 9, y's 2 and z's 4); a
+  // limit of 5 draws a subset of the moves, the same one for the same seed.
   std::set<Point> All = F.region(S, 0.9);
-  REQUIRE(All.size() > 5);
+  REQUIRE(All.size() == 42);
   std::set<Point> A = F.region(S, 0.9, 5, 7), B = F.region(S, 0.9, 5, 7);
   CHECK(A.size() == 5);
   CHECK(A == B);
-  for (const Point &P : A)
+  for (const Point &P : A) {
     CHECK(All.count(P));
+    CHECK(moved(P, pt(1, 2, 3)) == 1);
+  }
+  // A limit of 10 keeps every move and two of the rest.
+  Rng R2(7);
+  Region Ten = bestRegion(S, F.Good, F.Seen, 10, 0.9, 10, R2);
+  CHECK(Ten.Moves.size() == 8);
+  CHECK(Ten.Rest.size() == 2);
 }
 
 TEST_CASE("a sequence in the region is kept or moved by one edit",
@@ -145,10 +180,10 @@ TEST_CASE("a sequence in the region is kept or moved by one edit",
     Seen.observe(Ps[I], 1.0 + static_cast<double>(I));
   }
   Rng R(3);
-  std::vector<Point> Region = bestRegion(S, Good, Seen, 4, 0.7, 1000, R);
-  REQUIRE(!Region.empty());
+  std::vector<Point> Near = all(bestRegion(S, Good, Seen, 4, 0.7, 1000, R));
+  REQUIRE(!Near.empty());
   std::vector<Point> Edits = S.neighbours(Ps[0]);
-  for (const Point &P : Region) {
+  for (const Point &P : Near) {
     CHECK(S.contains(P));
     CHECK(!Seen.seen(P));
     if (P.Values[0] != Ps[0].Values[0]) {
@@ -160,6 +195,57 @@ TEST_CASE("a sequence in the region is kept or moved by one edit",
   // opt is free (2 of 4 agree, fewer than 0.7): its other values with the
   // best's sequence.
   for (uint32_t O : {0u, 1u})
-    CHECK(std::find(Region.begin(), Region.end(),
-                    Point{{{1, 2}, {O}}}) != Region.end());
+    CHECK(std::find(Near.begin(), Near.end(),
+                    Point{{{1, 2}, {O}}}) != Near.end());
+}
+
+TEST_CASE("a stuck portfolio tries the best point's moves first",
+          "[strategy][region]") {
+  // 40 random points with random times: the best points agree on nothing,
+  // so the rest of the region is nearly the whole space (4096 points), and
+  // the best's 28 one-parameter moves are few among them.
+  Space S({ordinalParam("a", 8), ordinalParam("b", 8), ordinalParam("c", 8),
+           categoricalParam("d", 8)});
+  auto St = makeStrategy("portfolio", S, StrategyOptions{3, 0});
+  REQUIRE(St);
+  Rng R(11);
+  std::uniform_int_distribution<uint32_t> V(0, 7);
+  std::uniform_real_distribution<double> T(2, 3);
+  std::set<Point> Seen;
+  Point Best;
+  double BestT = 10;
+  while (Seen.size() < 40) {
+    Point P{{{V(R)}, {V(R)}, {V(R)}, {V(R)}}};
+    if (!Seen.insert(P).second)
+      continue;
+    double Time = T(R);
+    (*St)->observe(P, Time);
+    if (Time < BestT) {
+      BestT = Time;
+      Best = P;
+    }
+  }
+  std::set<Point> Moves;
+  for (size_t J = 0; J < 4; ++J)
+    for (uint32_t X = 0; X < 8; ++X) {
+      Point P = Best;
+      P.Values[J] = {X};
+      if (!Seen.count(P))
+        Moves.insert(P);
+    }
+  REQUIRE(Moves.size() >= 20);
+  // Nothing beats the best from here on: the GA's slots, half of them the
+  // region's, soon take every proposal. Four proposals a move are enough
+  // when the moves come first; among the whole region ranked as one, they
+  // would not all be picked.
+  size_t Proposed = 0;
+  while (!Moves.empty() && Proposed < 4 * 28) {
+    for (Point &P : (*St)->propose(1)) {
+      ++Proposed;
+      Moves.erase(P);
+      (*St)->observe(P, 4.0);
+    }
+  }
+  INFO("proposals " << Proposed);
+  CHECK(Moves.empty());
 }
