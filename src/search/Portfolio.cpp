@@ -66,11 +66,12 @@
 //   from the optimum, which BO's model, extrapolating from the slower
 //   neighbours, ranks below hundreds of the region's other points. Trying
 //   the moves first raised the A6000's runs that reach the optimum from 21
-//   to 71 of 100 (Kernel Tuner's GA: 39), an A4000's from 46 to 66 and a
-//   W7800's from 84 to 94, and left the A100 convolution's within the
-//   noise of a random stream (212 of 300 against 223); the region as one
-//   ranked set had raised those from 185 (bench/README.md). Without the
-//   rest, the A100's fell to 57 of 100.
+//   to 71 of 100 (Kernel Tuner's GA: 39), an A4000's from 46 to 65 and a
+//   W7800's from 84 to 93, and left the A100 convolution's within the
+//   noise of a random stream (212 of 300 against 223; the region as one
+//   ranked set had raised them from 185) and the MI250X's (275 of 300
+//   against 273, though its misses end further away). Without the rest,
+//   the A100's fell to 57 of 100 (bench/README.md).
 // - Resume rebuilds everything: the members from the observations, and the
 //   count of evaluations since the last improvement from their order.
 //
