@@ -134,4 +134,26 @@ Region bestRegion(const Space &S,
   return Out;
 }
 
+std::vector<std::pair<double, Point>>
+otherBasins(std::span<const std::pair<double, Point>> Good,
+            unsigned MinDistance) {
+  std::vector<std::pair<double, Point>> Out;
+  if (Good.empty())
+    return Out;
+  // The first of the fastest, as bestRegion orders ties.
+  size_t Best = 0;
+  for (size_t I = 1; I < Good.size(); ++I)
+    if (Good[I].first < Good[Best].first)
+      Best = I;
+  const Point &B = Good[Best].second;
+  for (const auto &E : Good) {
+    unsigned Moved = 0;
+    for (size_t J = 0; J < B.Values.size(); ++J)
+      Moved += E.second.Values[J] != B.Values[J];
+    if (Moved >= MinDistance)
+      Out.push_back(E);
+  }
+  return Out;
+}
+
 } // namespace r3::search

@@ -32,4 +32,13 @@ Region bestRegion(const Space &S,
                   const Observations &Seen, unsigned Top, double Agree,
                   size_t Limit, Rng &R);
 
+/// The observations of Good (successful ones, as value and point, lower is
+/// better) that differ from the best one in at least MinDistance parameters
+/// (a sequence counts as one), in their order: the points of the other
+/// basins, whose own best point and region bestRegion finds when given
+/// them. Empty when Good is.
+std::vector<std::pair<double, Point>>
+otherBasins(std::span<const std::pair<double, Point>> Good,
+            unsigned MinDistance);
+
 } // namespace r3::search

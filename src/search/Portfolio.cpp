@@ -72,6 +72,21 @@
 //   ranked set had raised them from 185) and the MI250X's (275 of 300
 //   against 273, though its misses end further away). Without the rest,
 //   the A100's fell to 57 of 100 (bench/README.md).
+// - Another basin's region. A search can settle in a basin that its own
+//   region cannot leave: on the MI250X convolution cache, once every move
+//   of a good point (block 256x1, tiles 4x2) is tried, its neighbours fill
+//   the 10 best, every parameter counts as agreed, the region is empty and
+//   the GA breeds from the same points. So once the best point's moves are
+//   all seen, each region slot goes, with probability one quarter, to the
+//   region of the other basins instead: that of the best point among those
+//   at least three parameters from the best, with the agreement measured
+//   among those points only (otherBasins in BestRegion.h). Several trust
+//   regions at once are TuRBO-m's (Eriksson et al., "Scalable global
+//   optimization via local Bayesian optimization", NeurIPS 2019); keeping
+//   the best of more than one basin is niching (Mahfoud, "Niching methods
+//   for genetic algorithms", 1995). Waiting for the moves keeps the A6000
+//   convolution's gain: a quarter of the slots from the start cost it 14
+//   of its 71 runs in 100.
 // - Resume rebuilds everything: the members from the observations, and the
 //   count of evaluations since the last improvement from their order.
 //
@@ -210,30 +225,61 @@ private:
   }
 
   /// Up to N points of the best point's region, the moves first, each part
-  /// ranked by BO's acquisition (see the file comment); none before
+  /// ranked by BO's acquisition; once the best point's moves are all seen,
+  /// each slot goes with probability OtherShare to the region of the best
+  /// point of the other basins instead (see the file comment). None before
   /// RegionAfter points have succeeded.
   std::vector<Point> region(unsigned N) {
     if (Good.size() < RegionAfter)
       return {};
     Region Near = bestRegion(S, Good, Seen, RegionTop, RegionAgree,
                              RegionLimit, RegionR);
+    unsigned ToOther = 0;
+    std::vector<std::pair<double, Point>> Others;
+    if (Near.Moves.empty()) {
+      std::bernoulli_distribution UseOther(OtherShare);
+      for (unsigned I = 0; I < N; ++I)
+        ToOther += UseOther(RegionR);
+      if (ToOther)
+        Others = otherBasins(Good, OtherDistance);
+      // Too few points elsewhere for a region of their own: the slots stay
+      // with the best point's.
+      if (Others.size() < RegionTop)
+        ToOther = 0;
+    }
     std::vector<Point> Out;
-    for (std::vector<Point> *Part : {&Near.Moves, &Near.Rest}) {
-      if (Out.size() == N)
-        break;
-      for (size_t I : byAcquisition(*Part)) {
-        Out.push_back(std::move((*Part)[I]));
-        if (Out.size() == N)
-          break;
-      }
+    pick(Near, N - ToOther, Out);
+    if (ToOther) {
+      Region Far = bestRegion(S, Others, Seen, RegionTop, RegionAgree,
+                              RegionLimit, RegionR);
+      pick(Far, ToOther, Out);
     }
     return Out;
+  }
+
+  /// Moves up to K points of Near to Out, the moves first, each part ranked
+  /// by BO's acquisition, leaving out any that Out holds already.
+  void pick(Region &Near, unsigned K, std::vector<Point> &Out) {
+    const size_t Before = Out.size();
+    for (std::vector<Point> *Part : {&Near.Moves, &Near.Rest}) {
+      if (Out.size() - Before == K)
+        return;
+      for (size_t I : byAcquisition(*Part)) {
+        if (std::find(Out.begin(), Out.end(), (*Part)[I]) != Out.end())
+          continue;
+        Out.push_back(std::move((*Part)[I]));
+        if (Out.size() - Before == K)
+          return;
+      }
+    }
   }
 
   static constexpr unsigned Screen = 4;
   static constexpr double High = 0.9, Low = 0.0, Patience = 10;
   static constexpr double RegionShare = 0.5, RegionAgree = 0.7;
   static constexpr unsigned RegionTop = 10, RegionAfter = 30;
+  static constexpr double OtherShare = 0.25;
+  static constexpr unsigned OtherDistance = 3;
   static constexpr size_t RegionLimit = 4096;
   const Space &S;
   /// Every point observed or pending, and the successful ones with their

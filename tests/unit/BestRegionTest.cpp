@@ -1,7 +1,9 @@
 // The best point's region (search/BestRegion.h), where the portfolio looks
 // once its search is stuck: the best point's one-parameter moves, then the
 // points that keep the parameters the best points agree on and vary the
-// others; seen, pending and disallowed points are left out.
+// others; seen, pending and disallowed points are left out. Once the best
+// point's moves are seen, the portfolio also looks at the region of the
+// other basins' best point.
 #include "Catch.h"
 
 #include "SearchTestSpaces.h"
@@ -249,4 +251,85 @@ TEST_CASE("a stuck portfolio tries the best point's moves first",
   }
   INFO("proposals " << Proposed);
   CHECK(Moves.empty());
+}
+
+TEST_CASE("the other basins are the points far from the best",
+          "[strategy][region]") {
+  std::vector<std::pair<double, Point>> Good = {
+      {3.0, pt(1, 2, 3)}, {1.0, pt(1, 2, 4)}, {2.0, pt(5, 0, 0)},
+      {4.0, pt(5, 2, 0)}, {1.0, pt(9, 1, 0)}};
+  // The best is (1, 2, 4), the first of the two at 1.0; (9, 1, 0) ties with
+  // it and differs in all three parameters, so it is another basin's.
+  auto Far = otherBasins(Good, 3);
+  REQUIRE(Far.size() == 2);
+  CHECK(Far[0].second == pt(5, 0, 0));
+  CHECK(Far[1].second == pt(9, 1, 0));
+  auto Two = otherBasins(Good, 2);
+  REQUIRE(Two.size() == 3);
+  CHECK(Two[1].second == pt(5, 2, 0));
+  CHECK(otherBasins(Good, 4).empty());
+  CHECK(otherBasins({}, 3).empty());
+}
+
+TEST_CASE("a portfolio whose best point's region is spent looks at another "
+          "basin",
+          "[strategy][region]") {
+  // Basin A: its best (0, 0, 0, 0) and every one of its moves, slower, so
+  // its region is empty (the moves are seen, and the nine best after it
+  // vary only a and b, which leaves nothing else to vary). Basin B, four
+  // parameters away: its best (5, 5, 5, 5) and 11 of its 28 moves.
+  Space S({ordinalParam("a", 8), ordinalParam("b", 8), ordinalParam("c", 8),
+           categoricalParam("d", 8)});
+  auto St = makeStrategy("portfolio", S, StrategyOptions{5, 0});
+  REQUIRE(St);
+  auto P4 = [](uint32_t A, uint32_t B, uint32_t C, uint32_t D) {
+    return Point{{{A}, {B}, {C}, {D}}};
+  };
+  std::set<Point> Seen;
+  auto See = [&](const Point &P, double T) {
+    REQUIRE(Seen.insert(P).second);
+    (*St)->observe(P, T);
+  };
+  See(P4(0, 0, 0, 0), 1.0);
+  for (size_t J = 0; J < 4; ++J)
+    for (uint32_t X = 1; X < 8; ++X) {
+      Point P = P4(0, 0, 0, 0);
+      P.Values[J] = {X};
+      See(P, 3.0);
+    }
+  const Point B0 = P4(5, 5, 5, 5);
+  See(B0, 2.0);
+  std::set<Point> BMoves;
+  for (size_t J = 0; J < 4; ++J)
+    for (uint32_t X = 0; X < 8; ++X) {
+      Point P = B0;
+      P.Values[J] = {X};
+      if (P != B0)
+        BMoves.insert(P);
+    }
+  unsigned Taken = 0;
+  for (auto It = BMoves.begin(); It != BMoves.end() && Taken < 11;) {
+    if ((*It).Values[0][0] != 0 && (*It).Values[1][0] != 0 &&
+        (*It).Values[2][0] != 0 && (*It).Values[3][0] != 0) {
+      See(*It, 2.5);
+      It = BMoves.erase(It);
+      ++Taken;
+    } else {
+      ++It;
+    }
+  }
+  REQUIRE(BMoves.size() == 17);
+  // Nothing beats A's best from here on. A quarter of the region's slots
+  // go to B's region, whose moves come first.
+  const size_t Allowed = 8 * BMoves.size();
+  size_t Proposed = 0;
+  while (!BMoves.empty() && Proposed < Allowed) {
+    std::vector<Point> Ps = (*St)->propose(1);
+    REQUIRE(Ps.size() == 1);
+    ++Proposed;
+    BMoves.erase(Ps[0]);
+    (*St)->observe(Ps[0], 4.0);
+  }
+  INFO("proposals " << Proposed << ", B's moves left " << BMoves.size());
+  CHECK(BMoves.empty());
 }
