@@ -274,10 +274,12 @@ TEST_CASE("the other basins are the points far from the best",
 TEST_CASE("a portfolio whose best point's region is spent looks at another "
           "basin",
           "[strategy][region]") {
-  // Basin A: its best (0, 0, 0, 0) and every one of its moves, slower, so
-  // its region is empty (the moves are seen, and the nine best after it
-  // vary only a and b, which leaves nothing else to vary). Basin B, four
-  // parameters away: its best (5, 5, 5, 5) and 11 of its 28 moves.
+  // Basin A: its best (0, 0, 0, 0) and every one of its moves, slower than
+  // everything else. Basin B, four parameters away: its best (5, 5, 5, 5)
+  // and 11 of its 28 moves, none with a 0. A's moves are all seen, and the
+  // nine best after A's best are B's, which agree with it on nothing, so
+  // the rest of A's region is nearly the whole space (4096 points), where
+  // B's 17 unseen moves are few. B's own region is those moves.
   Space S({ordinalParam("a", 8), ordinalParam("b", 8), ordinalParam("c", 8),
            categoricalParam("d", 8)});
   auto St = makeStrategy("portfolio", S, StrategyOptions{5, 0});
@@ -320,7 +322,8 @@ TEST_CASE("a portfolio whose best point's region is spent looks at another "
   }
   REQUIRE(BMoves.size() == 17);
   // Nothing beats A's best from here on. A quarter of the region's slots
-  // go to B's region, whose moves come first.
+  // go to B's region, whose moves come first; ranked among A's whole rest,
+  // they would not all be picked.
   const size_t Allowed = 8 * BMoves.size();
   size_t Proposed = 0;
   while (!BMoves.empty() && Proposed < Allowed) {
