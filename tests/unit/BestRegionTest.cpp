@@ -33,6 +33,41 @@ std::vector<Point> all(const Region &Near) {
   return Out;
 }
 
+/// Four parameters of eight values each: the space of the portfolio tests.
+Space fourByEight() {
+  return Space({ordinalParam("a", 8), ordinalParam("b", 8),
+                ordinalParam("c", 8), categoricalParam("d", 8)});
+}
+
+/// The one-parameter moves of B in fourByEight() that are not in Seen.
+std::set<Point> unseenMoves(const Point &B, const std::set<Point> &Seen) {
+  std::set<Point> Out;
+  for (size_t J = 0; J < 4; ++J)
+    for (uint32_t X = 0; X < 8; ++X) {
+      Point P = B;
+      P.Values[J] = {X};
+      if (P != B && !Seen.count(P))
+        Out.insert(P);
+    }
+  return Out;
+}
+
+/// Asks St for one point at a time, observing each at a time slower than
+/// everything seen, until every point of Targets was proposed or Allowed
+/// proposals were made; returns how many were made and leaves in Targets
+/// those never proposed.
+size_t proposeUntil(Strategy &St, std::set<Point> &Targets, size_t Allowed) {
+  size_t Proposed = 0;
+  while (!Targets.empty() && Proposed < Allowed) {
+    std::vector<Point> Ps = St.propose(1);
+    REQUIRE(Ps.size() == 1);
+    ++Proposed;
+    Targets.erase(Ps[0]);
+    St.observe(Ps[0], 4.0);
+  }
+  return Proposed;
+}
+
 Space xyz() {
   return Space({ordinalParam("x", 10), categoricalParam("y", 3),
                 ordinalParam("z", 5)});
@@ -206,8 +241,7 @@ TEST_CASE("a stuck portfolio tries the best point's moves first",
   // 40 random points with random times: the best points agree on nothing,
   // so the rest of the region is nearly the whole space (4096 points), and
   // the best's 28 one-parameter moves are few among them.
-  Space S({ordinalParam("a", 8), ordinalParam("b", 8), ordinalParam("c", 8),
-           categoricalParam("d", 8)});
+  Space S = fourByEight();
   auto St = makeStrategy("portfolio", S, StrategyOptions{3, 0});
   REQUIRE(St);
   Rng R(11);
@@ -227,28 +261,13 @@ TEST_CASE("a stuck portfolio tries the best point's moves first",
       Best = P;
     }
   }
-  std::set<Point> Moves;
-  for (size_t J = 0; J < 4; ++J)
-    for (uint32_t X = 0; X < 8; ++X) {
-      Point P = Best;
-      P.Values[J] = {X};
-      if (!Seen.count(P))
-        Moves.insert(P);
-    }
+  std::set<Point> Moves = unseenMoves(Best, Seen);
   REQUIRE(Moves.size() >= 20);
   // Nothing beats the best from here on: the GA's slots, half of them the
   // region's, soon take every proposal. Four proposals a move are enough
   // when the moves come first; among the whole region ranked as one, they
   // would not all be picked.
-  const size_t Allowed = 4 * Moves.size();
-  size_t Proposed = 0;
-  while (!Moves.empty() && Proposed < Allowed) {
-    std::vector<Point> Ps = (*St)->propose(1);
-    REQUIRE(Ps.size() == 1);
-    ++Proposed;
-    Moves.erase(Ps[0]);
-    (*St)->observe(Ps[0], 4.0);
-  }
+  size_t Proposed = proposeUntil(**St, Moves, 4 * Moves.size());
   INFO("proposals " << Proposed);
   CHECK(Moves.empty());
 }
@@ -280,8 +299,7 @@ TEST_CASE("a portfolio whose best point's region is spent looks at another "
   // nine best after A's best are B's, which agree with it on nothing, so
   // the rest of A's region is nearly the whole space (4096 points), where
   // B's 17 unseen moves are few. B's own region is those moves.
-  Space S({ordinalParam("a", 8), ordinalParam("b", 8), ordinalParam("c", 8),
-           categoricalParam("d", 8)});
+  Space S = fourByEight();
   auto St = makeStrategy("portfolio", S, StrategyOptions{5, 0});
   REQUIRE(St);
   auto P4 = [](uint32_t A, uint32_t B, uint32_t C, uint32_t D) {
@@ -292,23 +310,13 @@ TEST_CASE("a portfolio whose best point's region is spent looks at another "
     REQUIRE(Seen.insert(P).second);
     (*St)->observe(P, T);
   };
-  See(P4(0, 0, 0, 0), 1.0);
-  for (size_t J = 0; J < 4; ++J)
-    for (uint32_t X = 1; X < 8; ++X) {
-      Point P = P4(0, 0, 0, 0);
-      P.Values[J] = {X};
-      See(P, 3.0);
-    }
+  const Point A0 = P4(0, 0, 0, 0);
+  See(A0, 1.0);
+  for (const Point &P : unseenMoves(A0, Seen))
+    See(P, 3.0);
   const Point B0 = P4(5, 5, 5, 5);
   See(B0, 2.0);
-  std::set<Point> BMoves;
-  for (size_t J = 0; J < 4; ++J)
-    for (uint32_t X = 0; X < 8; ++X) {
-      Point P = B0;
-      P.Values[J] = {X};
-      if (P != B0)
-        BMoves.insert(P);
-    }
+  std::set<Point> BMoves = unseenMoves(B0, Seen);
   unsigned Taken = 0;
   for (auto It = BMoves.begin(); It != BMoves.end() && Taken < 11;) {
     if ((*It).Values[0][0] != 0 && (*It).Values[1][0] != 0 &&
@@ -324,15 +332,7 @@ TEST_CASE("a portfolio whose best point's region is spent looks at another "
   // Nothing beats A's best from here on. A quarter of the region's slots
   // go to B's region, whose moves come first; ranked among A's whole rest,
   // they would not all be picked.
-  const size_t Allowed = 8 * BMoves.size();
-  size_t Proposed = 0;
-  while (!BMoves.empty() && Proposed < Allowed) {
-    std::vector<Point> Ps = (*St)->propose(1);
-    REQUIRE(Ps.size() == 1);
-    ++Proposed;
-    BMoves.erase(Ps[0]);
-    (*St)->observe(Ps[0], 4.0);
-  }
+  size_t Proposed = proposeUntil(**St, BMoves, 8 * BMoves.size());
   INFO("proposals " << Proposed << ", B's moves left " << BMoves.size());
   CHECK(BMoves.empty());
 }
