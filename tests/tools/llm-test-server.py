@@ -28,9 +28,11 @@ times (time.time()), the step's index ("default" past the list), tag, kind,
 status, retry_after, the X-R3-Request and X-R3-Attempt headers, the model,
 "auth" ("ok", "missing" or "wrong" against --expect-key; the key itself is
 never logged), the number of messages and their total characters. "replied"
-is taken as the response starts out, after any delay. A body that is not a
-chat request gets a 400 (kind "bad_request"), another path a 404 (kind
-"not_found"); neither takes a step.
+is taken as the response starts out, after any delay. A POST still in its
+delay when the server stops is logged as it stops, with kind "unreplied" and
+"replied" null: its arrival counts even when the client gave up on it. A
+body that is not a chat request gets a 400 (kind "bad_request"), another
+path a 404 (kind "not_found"); neither takes a step.
 
 Every response closes its connection (HTTP/1.0), so that a client never
 re-sends a request on a reused connection and each attempt takes one step.
@@ -182,6 +184,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         index, step = self.server.script.take()
         entry.update(step=index, tag=step.get("tag"))
+        self.server.begin(entry)
         time.sleep(float(step.get("delay", 0)))
         self.reply_safely(entry, lambda: self.answer(step, entry))
 
@@ -228,11 +231,27 @@ class Server(ThreadingHTTPServer):
         self.models = ["test-model"]
         self.log = open(log_path, "a", encoding="utf-8")
         self.log_lock = threading.Lock()
+        self.unreplied = {}  # id(entry) -> entry of a POST in its delay
+
+    def begin(self, entry):
+        with self.log_lock:
+            self.unreplied[id(entry)] = entry
 
     def write_log(self, entry):
         with self.log_lock:
-            self.log.write(json.dumps(entry) + "\n")
-            self.log.flush()
+            self.unreplied.pop(id(entry), None)
+            if not self.log.closed:
+                self.log.write(json.dumps(entry) + "\n")
+                self.log.flush()
+
+    def close_log(self):
+        """Logs the POSTs still in their delay, then closes the log."""
+        with self.log_lock:
+            for entry in self.unreplied.values():
+                entry.update(kind="unreplied", replied=None)
+                self.log.write(json.dumps(entry) + "\n")
+            self.unreplied.clear()
+            self.log.close()
 
 
 def write_port(path, port):
@@ -261,7 +280,7 @@ def main():
         server.serve_forever()
     finally:
         server.server_close()
-        server.log.close()
+        server.close_log()
     return 0
 
 
