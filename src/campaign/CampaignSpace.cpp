@@ -79,14 +79,20 @@ int pickInt(const search::Space &S, const search::Point &P,
             const std::string &Name, const std::vector<int> &Values,
             int Default) {
   auto V = pick(S, P, Name, Values);
-  return V ? std::atoi(V->c_str()) : Default;
+  if (!V)
+    return Default;
+  auto N = parseInteger(*V, INT32_MIN, INT32_MAX); // the space's own values
+  return N ? int(*N) : Default;
 }
 
 uint32_t pickU32(const search::Space &S, const search::Point &P,
                  const std::string &Name, const std::vector<uint32_t> &Values,
                  uint32_t Default) {
   auto V = pick(S, P, Name, Values);
-  return V ? uint32_t(std::strtoul(V->c_str(), nullptr, 10)) : Default;
+  if (!V)
+    return Default;
+  auto N = parseInteger(*V, 0, UINT32_MAX);
+  return N ? uint32_t(*N) : Default;
 }
 
 std::string pickText(const search::Space &S, const search::Point &P,

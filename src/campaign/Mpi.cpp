@@ -37,7 +37,8 @@ bool mpiLaunched() {
     if (std::getenv(Var))
       return true;
   const char *Tasks = std::getenv("SLURM_NTASKS");
-  return std::getenv("SLURM_PROCID") && Tasks && std::atoi(Tasks) > 1;
+  auto N = Tasks ? parseInteger(Tasks, 0, INT32_MAX) : Expected<int64_t>(0);
+  return std::getenv("SLURM_PROCID") && N && *N > 1;
 }
 
 #ifndef R3_HAVE_MPI
@@ -216,8 +217,8 @@ unsigned affinityCores() {
 /// The cores this rank was given: SLURM_CPUS_PER_TASK, else its affinity.
 unsigned rankCores() {
   if (const char *C = std::getenv("SLURM_CPUS_PER_TASK"))
-    if (int N = std::atoi(C); N > 0)
-      return static_cast<unsigned>(N);
+    if (auto N = parseInteger(C, 1, 1 << 20))
+      return static_cast<unsigned>(*N);
   return std::max(1u, affinityCores());
 }
 

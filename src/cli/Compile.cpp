@@ -71,7 +71,8 @@ Error parseArch(const std::string &Arch, CudaCompileOptions &O) {
   if (!Ok)
     return makeError("option '--arch' expects sm_NN such as sm_90, got '", Arch,
                      "'");
-  O.ComputeMajor = std::stoi(Digits.substr(0, Digits.size() - 1));
+  O.ComputeMajor = Digits.size() == 3 ? (Digits[0] - '0') * 10 + Digits[1] - '0'
+                                      : Digits[0] - '0';
   O.ComputeMinor = Digits.back() - '0';
   return Error::success();
 }

@@ -81,10 +81,13 @@ Expected<RunOptions> parseOptions(const ParsedArgs &A) {
   if (auto It = A.Values.find("--kernel"); It != A.Values.end())
     O.Kernels = It->second;
   if (auto V = A.value("--min-speedup")) {
-    char *End = nullptr;
-    O.MinSpeedup = std::strtod(V->c_str(), &End);
-    if (V->empty() || *End || !(O.MinSpeedup > 0))
-      return makeError("--min-speedup needs a positive number, got '", *V, "'");
+    auto S = parseDouble(*V);
+    if (!S)
+      return S.takeError().context("--min-speedup");
+    if (!(*S > 0))
+      return makeError("--min-speedup needs a positive number, got '", *V,
+                       "'");
+    O.MinSpeedup = *S;
   }
   if (auto V = A.value("--verify-launches")) {
     auto N = parseUnsigned(*V);

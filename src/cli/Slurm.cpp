@@ -103,6 +103,10 @@ Expected<long> slurmSeconds(const std::string &T) {
   };
   if (!std::regex_match(T, M, Forms))
     return Bad();
+  // Each field fits in 9 digits, so that the sum below cannot overflow.
+  for (size_t I = 1; I < M.size(); ++I)
+    if (M[I].length() > 9)
+      return Bad();
   auto N = [&](int I) { return M[I].matched ? std::stol(M[I].str()) : 0L; };
   long S;
   if (M[1].matched) {
@@ -199,12 +203,11 @@ Expected<unsigned> countOption(const ParsedArgs &A, const char *Name,
   auto V = A.value(Name);
   if (!V)
     return Default;
-  char *End = nullptr;
-  unsigned long N = std::strtoul(V->c_str(), &End, 10);
-  if (V->empty() || *End || N < Min || N > 100000)
+  auto N = parseInteger(*V, Min, 100000);
+  if (!N)
     return makeError(Name, " wants a whole number from ", Min,
-                     " to 100000, not '", *V, "'");
-  return static_cast<unsigned>(N);
+                     " to 100000, not ", quoteShort(*V));
+  return static_cast<unsigned>(*N);
 }
 
 Expected<SubmitPlan> submitPlan(const ParsedArgs &A, const Campaign &C) {

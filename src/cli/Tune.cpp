@@ -165,21 +165,23 @@ Error parseOptions(const ParsedArgs &A, TuneOptions &O) {
   if (auto L = A.value("--history-local"))
     O.HistoryLocal = *L;
   if (auto B = A.value("--backup-every")) {
-    char *End = nullptr;
-    double D = std::strtod(B->c_str(), &End);
-    if (End == B->c_str() || *End || !(D > 0))
+    auto D = parseDouble(*B);
+    if (!D)
+      return D.takeError().context("option '--backup-every'");
+    if (!(*D > 0))
       return makeError("option '--backup-every' expects seconds, got '", *B,
                        "'");
     if (O.HistoryLocal.empty())
       return Error::make("option '--backup-every' needs --history-local");
-    O.BackupSeconds = D;
+    O.BackupSeconds = *D;
   }
   if (auto G = A.value("--grace")) {
-    char *End = nullptr;
-    double D = std::strtod(G->c_str(), &End);
-    if (End == G->c_str() || *End || D < 0)
+    auto D = parseDouble(*G);
+    if (!D)
+      return D.takeError().context("option '--grace'");
+    if (*D < 0)
       return makeError("option '--grace' expects seconds, got '", *G, "'");
-    O.GraceSeconds = D;
+    O.GraceSeconds = *D;
   }
   return Error::success();
 }

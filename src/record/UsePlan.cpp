@@ -69,12 +69,10 @@ public:
   }
 
   Expected<int64_t> signedValue() const {
-    char *End = nullptr;
-    errno = 0;
-    long long V = std::strtoll(Value.c_str(), &End, 10);
-    if (Value.empty() || *End || errno)
-      return error("'" + Key + "' needs an integer, got '" + Value + "'");
-    return static_cast<int64_t>(V);
+    auto V = parseInteger(Value, INT64_MIN, INT64_MAX);
+    if (!V)
+      return error("'" + Key + "' needs an integer: " + V.error().message());
+    return *V;
   }
 
   /// Count numbers separated by spaces.
@@ -82,11 +80,11 @@ public:
     std::vector<std::string> Words = split(Value, ' ');
     std::vector<double> Out;
     for (const std::string &W : Words) {
-      char *End = nullptr;
-      double V = std::strtod(W.c_str(), &End);
-      if (W.empty() || *End)
-        break;
-      Out.push_back(V);
+      auto V = parseDouble(W);
+      if (!V)
+        return error("'" + Key + "' needs " + std::to_string(Count) +
+                     " numbers: " + V.error().message());
+      Out.push_back(*V);
     }
     if (Out.size() != Count || Words.size() != Count)
       return error("'" + Key + "' needs " + std::to_string(Count) +

@@ -112,7 +112,14 @@ private:
       while (Pos < Text.size() &&
              std::isdigit(static_cast<unsigned char>(Text[Pos])))
         ++Pos;
-      return std::stod(Text.substr(Start, Pos - Start));
+      auto V = parseDouble(std::string_view(Text).substr(Start, Pos - Start));
+      if (!V) {
+        std::swap(Pos, Start); // the column of the number, not of its end
+        fail(V.error().message());
+        std::swap(Pos, Start);
+        return 0;
+      }
+      return *V;
     }
     while (Pos < Text.size() &&
            (std::isalnum(static_cast<unsigned char>(Text[Pos])) ||

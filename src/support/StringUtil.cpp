@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace r3 {
 
@@ -82,6 +84,57 @@ std::optional<uint64_t> parseUnsigned(std::string_view Text) {
       std::from_chars(Text.data(), Text.data() + Text.size(), Value);
   if (Text.empty() || Ec != std::errc() || End != Text.data() + Text.size())
     return std::nullopt;
+  return Value;
+}
+
+std::string quoteShort(std::string_view Text) {
+  constexpr size_t Keep = 24;
+  if (Text.size() <= Keep)
+    return "'" + std::string(Text) + "'";
+  return "'" + std::string(Text.substr(0, Keep)) + "...' (" +
+         std::to_string(Text.size()) + " characters)";
+}
+
+Expected<int64_t> parseInteger(std::string_view Text, int64_t Min,
+                               int64_t Max) {
+  auto Range = [&] {
+    return makeError("expected an integer from ", Min, " to ", Max, ", got ",
+                     quoteShort(Text));
+  };
+  std::string_view Digits = Text;
+  if (!Digits.empty() && Digits[0] == '-')
+    Digits.remove_prefix(1);
+  if (Digits.empty() || Digits.find_first_not_of("0123456789") !=
+                            std::string_view::npos)
+    return makeError("expected an integer, got ", quoteShort(Text));
+  int64_t Value = 0;
+  auto [End, Ec] =
+      std::from_chars(Text.data(), Text.data() + Text.size(), Value);
+  if (Ec != std::errc() || End != Text.data() + Text.size() || Value < Min ||
+      Value > Max)
+    return Range();
+  return Value;
+}
+
+Expected<double> parseDouble(std::string_view Text) {
+  // from_chars accepts neither a leading '+' nor white space, and reads
+  // "inf", "nan" and "0x1p3" only when asked to: refuse them up front.
+  size_t Letters = Text.find_first_not_of("0123456789.-eE+");
+  double Value = 0;
+  auto [End, Ec] =
+      std::from_chars(Text.data(), Text.data() + Text.size(), Value);
+  if (Text.empty() || Letters != std::string_view::npos ||
+      End != Text.data() + Text.size() ||
+      (Ec != std::errc() && Ec != std::errc::result_out_of_range))
+    return makeError("expected a number, got ", quoteShort(Text));
+  if (Ec == std::errc::result_out_of_range) {
+    // from_chars leaves Value alone on both overflow and underflow; strtod
+    // tells them apart (HUGE_VAL, or the nearest small value).
+    Value = std::strtod(std::string(Text).c_str(), nullptr);
+    if (std::isinf(Value))
+      return makeError("number out of range, got ", quoteShort(Text),
+                       " (a double holds magnitudes up to 1.8e308)");
+  }
   return Value;
 }
 

@@ -91,6 +91,12 @@ TEST_CASE("bad grid rules say where and what") {
   CHECK(contains(applyError("w=4", {128, 1, 1}), "expected keep-threads"));
   CHECK(contains(applyError("x=4;x=5", {128, 1, 1}), "assigned twice"));
   CHECK(contains(applyError("y=70000", {128, 1, 1}), "from 1 to 65535"));
+  // Once an uncaught std::out_of_range from std::stod that killed r3 (the
+  // fuzz smoke found it).
+  std::string Huge = applyError("x=max(1, " + std::string(400, '1') + ")",
+                                {128, 1, 1});
+  CAPTURE(Huge);
+  CHECK(contains(Huge, "column 8: number out of range, got '1111"));
 }
 
 TEST_CASE("dimensions parse with defaults and reject zero") {

@@ -47,3 +47,38 @@ TEST_CASE("sizes with binary units", "[support]") {
   CHECK_FALSE(r3::parseSize("-1M"));
   CHECK_FALSE(r3::parseSize("99999999999G"));
 }
+
+TEST_CASE("integers out of range are errors that say so", "[support]") {
+  CHECK(*r3::parseInteger("-12", -100, 100) == -12);
+  CHECK(*r3::parseInteger("9223372036854775807", 0, INT64_MAX) == INT64_MAX);
+  auto Big = r3::parseInteger(std::string(300, '1'), 0, 1000);
+  REQUIRE_FALSE(Big);
+  CHECK(Big.error().message() == "expected an integer from 0 to 1000, got "
+                                 "'111111111111111111111111...' (300 "
+                                 "characters)");
+  CHECK(r3::parseInteger("101", 0, 100).error().message() ==
+        "expected an integer from 0 to 100, got '101'");
+  CHECK(r3::parseInteger("1.5", 0, 100).error().message() ==
+        "expected an integer, got '1.5'");
+  CHECK_FALSE(r3::parseInteger("", 0, 100));
+  CHECK_FALSE(r3::parseInteger("-", 0, 100));
+  CHECK_FALSE(r3::parseInteger(" 4", 0, 100));
+}
+
+TEST_CASE("doubles out of range are errors, never exceptions", "[support]") {
+  CHECK(*r3::parseDouble("1.5") == 1.5);
+  CHECK(*r3::parseDouble("-2e-3") == -0.002);
+  CHECK(*r3::parseDouble("1e+2") == 100);
+  CHECK(*r3::parseDouble("1e-400") == 0); // underflow reads as zero, as in C
+  auto Huge = r3::parseDouble("1" + std::string(400, '0'));
+  REQUIRE_FALSE(Huge);
+  CHECK(Huge.error().message() ==
+        "number out of range, got '100000000000000000000000...' (401 "
+        "characters) (a double holds magnitudes up to 1.8e308)");
+  CHECK_FALSE(r3::parseDouble("1e999"));
+  CHECK_FALSE(r3::parseDouble("-1e999"));
+  for (const char *Bad : {"", "inf", "nan", "0x10", "+1", " 1", "1 ", "1e",
+                          "1..2", "abc"})
+    CHECK(r3::parseDouble(Bad).error().message().rfind("expected a number",
+                                                       0) == 0);
+}

@@ -381,15 +381,27 @@ Expected<CudaCompiled> deserializeCompiled(std::span<const uint8_t> In) {
   CudaCompileReport &R = C.Report;
   R.Kernel = F[0];
   R.Pipeline = F[1];
-  R.Registers = std::stoll(F[2]);
-  R.Spills = std::stoll(F[3]);
-  R.SharedBytes = std::stoll(F[4]);
-  R.LocalBytes = std::stoll(F[5]);
-  R.PtxBytes = std::stoull(F[6]);
-  R.FrontendMs = std::stod(F[7]);
-  R.OptMs = std::stod(F[8]);
-  R.CodegenMs = std::stod(F[9]);
-  R.LinkMs = std::stod(F[10]);
+  Error E;
+  auto Int = [&](const std::string &Text, auto &Out) {
+    if (!E)
+      E = moveInto(parseInteger(Text, -1, INT64_MAX), Out);
+  };
+  auto Real = [&](const std::string &Text, double &Out) {
+    if (!E)
+      E = moveInto(parseDouble(Text), Out);
+  };
+  Int(F[2], R.Registers);
+  Int(F[3], R.Spills);
+  Int(F[4], R.SharedBytes);
+  Int(F[5], R.LocalBytes);
+  Int(F[6], R.PtxBytes);
+  Real(F[7], R.FrontendMs);
+  Real(F[8], R.OptMs);
+  Real(F[9], R.CodegenMs);
+  Real(F[10], R.LinkMs);
+  if (E)
+    return std::move(E).context("compile: a malformed result from the "
+                                "compiler child");
   R.FrontendCached = F[11][0] == '1';
   R.PtxCached = F[11][1] == '1';
   R.CubinCached = F[11][2] == '1';

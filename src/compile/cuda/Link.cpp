@@ -12,6 +12,7 @@
 // a symbol index and a value), and the static shared memory is the size of
 // .nv.shared.<kernel>.
 #include "compile/cuda/Stages.h"
+#include "support/StringUtil.h"
 
 #include <nvJitLink.h>
 
@@ -83,8 +84,10 @@ Error linkFailure(nvJitLinkResult R, const char *Step, nvJitLinkHandle H) {
                    trimmedLog(Log));
 }
 
+/// A count from ptxas's log; one too large to be true reads as -1.
 int64_t number(const std::smatch &M, size_t I) {
-  return std::stoll(M[I].str());
+  auto N = parseInteger(M[I].str(), 0, INT64_MAX);
+  return N ? *N : -1;
 }
 
 /// Whether a log line starts the section of function Name.
