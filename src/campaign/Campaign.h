@@ -40,6 +40,10 @@ struct KernelSpec {
   std::string GridRule;
   VerifySettings Verify;
   std::vector<search::KnobDomain> Knobs; ///< source knobs (defines)
+  /// The kernel's share of the application's run (0 to 1], as `r3 profile`
+  /// measured it; none when the campaign does not say. Turns the kernel's
+  /// speedup into an end-to-end one (report/Amdahl.h).
+  std::optional<double> Share;
 };
 
 struct BudgetSpec {

@@ -14,6 +14,7 @@
 #include "search/llm/Prompt.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
+#include "support/StringUtil.h"
 
 #include <algorithm>
 #include <cmath>
@@ -78,19 +79,18 @@ std::optional<double> parseDuration(std::string_view S) {
       ++I;
     if (I == Start || I == S.size())
       return std::nullopt;
-    std::string Number(S.substr(Start, I - Start));
-    char *End = nullptr;
-    double V = std::strtod(Number.c_str(), &End);
-    if (*End)
-      return std::nullopt; // "1.2.3h"
+    auto V = parseDouble(S.substr(Start, I - Start));
+    if (!V)
+      return std::nullopt; // "1.2.3h", or more digits than a double holds
     static const std::string Units = "smhd";
     static const double Scale[] = {1, 60, 3600, 86400};
     size_t U = Units.find(S[I++]);
     if (U == std::string::npos)
       return std::nullopt;
-    Total += V * Scale[U];
+    Total += *V * Scale[U];
   }
-  return Total > 0 ? std::optional(Total) : std::nullopt;
+  return Total > 0 && std::isfinite(Total) ? std::optional(Total)
+                                           : std::nullopt;
 }
 
 /// A positive, finite number of seconds, or a duration string; none for
@@ -235,9 +235,19 @@ namespace {
 
 KernelSpec readKernel(Reader &R, const Section &S) {
   R.checkKeys(S, {"name", "capture", "launches", "source", "files", "cflags",
-                  "compile_commands", "grid_rule", "verify", "knobs"});
+                  "compile_commands", "grid_rule", "verify", "knobs",
+                  "share"});
   KernelSpec K;
   R.read(S, "name", K.Name, R.element(&Reader::string));
+  if (const toml::node *N = S.get("share")) {
+    auto V = R.number(*N, "'share'", 0, Bound::Above);
+    if (V && *V > 1)
+      R.D.at(*N, "'share' is the kernel's share of the application's run, "
+                 "above 0 and at most 1, got " +
+                     describeNode(*N));
+    else
+      K.Share = V;
+  }
   if (R.MissingCapturesOk)
     if (const toml::node *N = S.get("capture"))
       if (auto Given = R.string(*N, "'capture'"))

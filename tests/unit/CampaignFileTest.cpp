@@ -125,12 +125,14 @@ TEST_CASE("the reference campaign parses as a host campaign", "[campaign]") {
 }
 
 /// The reference campaign as a CUDA campaign: the backend switched and the
-/// commented-out cuda-only keys (and [launch]) uncommented.
+/// commented-out cuda-only keys (and [launch], and the kernel's share)
+/// uncommented.
 std::string cudaReference(const std::string &Text) {
   static const char *CudaKeys[] = {
       "[launch]",       "max_registers",    "fast_math", "launch_bounds",
       "specialize",     "block_x",          "block_y",   "block_z",
-      "dynamic_shared", "cache_preference", "flush_l2"};
+      "dynamic_shared", "cache_preference", "flush_l2",  "nvcc_options",
+      "share"};
   std::istringstream In(Text);
   std::string Out;
   for (std::string L; std::getline(In, L);) {
@@ -158,6 +160,9 @@ TEST_CASE("the reference campaign's cuda-only keys are valid on cuda",
   CHECK(C->Target == Backend::Cuda);
   CHECK(C->Launch.BlockX == std::vector<uint32_t>{32, 64, 128, 256});
   CHECK(C->Compiler.FastMath == std::vector<bool>{false, true});
+  CHECK(C->Compiler.NvccOptions ==
+        std::vector<std::string>{"", "--extra-device-vectorization"});
+  CHECK(C->Kernels[0].Share == 0.42);
   CHECK(C->Compiler.PassList.ends_with("passes/cuda.txt"));
   search::Space S = innerSpace(*C);
   CHECK(S.find("block_x") >= 0);
@@ -168,7 +173,7 @@ TEST_CASE("the reference campaign's cuda-only keys are valid on cuda",
                            "backend = \"host\"");
   auto Refused = parse(F, HostWithCudaKeys);
   REQUIRE_FALSE(Refused);
-  CHECK(lines(Refused.error().message()).size() == 10);
+  CHECK(lines(Refused.error().message()).size() == 11);
 }
 
 TEST_CASE("a broken campaign reports every mistake with its position",
@@ -339,6 +344,20 @@ TEST_CASE("strategies and operators are checked by name", "[campaign]") {
                "'crossover'?") != std::string::npos);
 }
 
+TEST_CASE("a kernel's share of the run is above 0 and at most 1",
+          "[campaign]") {
+  Folder F;
+  auto C = parse(F, campaignText(F, "share = 0.25\n"));
+  REQUIRE(C);
+  CHECK(C->Kernels[0].Share == 0.25);
+  CHECK(mistakes(F, campaignText(F, "share = 1.5\n"))
+            .find(":4:9: 'share' is the kernel's share of the application's "
+                  "run, above 0 and at most 1, got 1.5") != std::string::npos);
+  CHECK(mistakes(F, campaignText(F, "share = 0\n"))
+            .find("'share' must be a positive number, got 0") !=
+        std::string::npos);
+}
+
 TEST_CASE("durations take units or seconds", "[campaign]") {
   Folder F;
   auto Seconds = [&](const std::string &V) {
@@ -353,8 +372,10 @@ TEST_CASE("durations take units or seconds", "[campaign]") {
   CHECK(Seconds("\"1h30m\"") == 5400);
   CHECK(Seconds("45") == 45);
   CHECK(Seconds("2.5") == 2.5);
-  for (const char *Bad :
-       {"\"2 hours\"", "\"10\"", "\"5w\"", "0", "\"\"", "\"1.2.3h\""})
+  // More digits than a double holds: refused, not infinite.
+  std::string Huge = "\"" + std::string(400, '9') + "s\"";
+  for (const char *Bad : {"\"2 hours\"", "\"10\"", "\"5w\"", "0", "\"\"",
+                          "\"1.2.3h\"", Huge.c_str()})
     CHECK(mistakes(F, campaignText(F, std::string("[budget]\nwall_time = ") +
                                           Bad + "\n"))
               .find(":5:13: 'wall_time' must be a duration such as \"90s\"") !=
