@@ -71,6 +71,7 @@ CommandSpec withVariantCompilerOptions(CommandSpec C);
 const OptionSpec &helpOption();
 
 // Row contents, one file per command.
+CommandSpec profileCommand();
 CommandSpec recordCommand();
 CommandSpec replayCommand();
 CommandSpec compileCommand();

@@ -8,7 +8,7 @@ namespace r3::cli {
 
 std::span<const CommandSpec> commands() {
   static const std::vector<CommandSpec> Table = {
-      recordCommand(),    replayCommand(), compileCommand(), inspectCommand(),
+      profileCommand(),   recordCommand(),    replayCommand(), compileCommand(), inspectCommand(),
       hostFlagsCommand(), tuneCommand(),   statusCommand(),  reportCommand(),
       exportCommand(),    runCommand(),    slurmCommand(),   helpCommand(),
   };

@@ -11,9 +11,9 @@
 #include "record/CaptureSink.h"
 #include "record/Launcher.h"
 #include "record/OutputPath.h"
+#include "record/Profile.h"
 #include "record/RecordEnv.h"
 #include "record/Ring.h"
-#include "record/cuda/DriverProbe.h"
 #include "support/Demangle.h"
 #include "support/StringUtil.h"
 
@@ -239,14 +239,10 @@ int applicationExit(const ExitStatus &S, const std::string &App) {
 /// A CUDA application that sent nothing never had r3's library loaded by
 /// the driver: say whether the driver could not start, or CUDA was not used.
 std::string explainNothingSent(const RecordPlan &P) {
-  std::string Written = P.Env.Mode == RecordMode::List ? "nothing was recorded"
-                                                       : "no capture written";
-  if (Error E = probeCudaDriver())
-    return E.message() + "; " + Written;
-  return "'" + P.Argv.front() +
-         "' ended without initializing CUDA, so the driver never loaded r3's "
-         "injection library (does it launch kernels, with these arguments?); " +
-         Written;
+  return r3::explainNothingSent(P.Argv.front(),
+                                P.Env.Mode == RecordMode::List
+                                    ? "nothing was recorded"
+                                    : "no capture written");
 }
 
 int report(const Received &R, const RecordPlan &P, const std::string &Path,

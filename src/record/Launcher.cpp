@@ -84,12 +84,20 @@ Expected<std::string> resolveProgram(const std::string &Name) {
 
 Expected<pid_t>
 spawnProgram(const std::string &Path, const std::vector<std::string> &Argv,
-             const std::vector<std::pair<std::string, std::string>> &Extra) {
+             const std::vector<std::pair<std::string, std::string>> &Extra,
+             int OutputFd) {
   std::vector<std::string> Args = Argv, Env = environmentWith(Extra);
   std::vector<char *> ArgP = pointers(Args), EnvP = pointers(Env);
+  posix_spawn_file_actions_t Actions;
+  ::posix_spawn_file_actions_init(&Actions);
+  if (OutputFd >= 0) {
+    ::posix_spawn_file_actions_adddup2(&Actions, OutputFd, 1);
+    ::posix_spawn_file_actions_adddup2(&Actions, OutputFd, 2);
+  }
   pid_t Pid = 0;
-  int Err = ::posix_spawn(&Pid, Path.c_str(), nullptr, nullptr, ArgP.data(),
+  int Err = ::posix_spawn(&Pid, Path.c_str(), &Actions, nullptr, ArgP.data(),
                           EnvP.data());
+  ::posix_spawn_file_actions_destroy(&Actions);
   if (Err != 0)
     return makeError("cannot run '", Argv.empty() ? Path : Argv[0],
                      "': ", std::strerror(Err));

@@ -181,7 +181,7 @@ MetaWriter encode(const KernelStatsMsg &M) {
     W.u32(D);
   for (uint32_t D : M.Block)
     W.u32(D);
-  W.u64(M.TimedLaunches);
+  W.u64(M.TimedLaunches).str(M.Untunable);
   return W;
 }
 
@@ -196,6 +196,7 @@ Error decode(std::span<const uint8_t> Meta, KernelStatsMsg &M) {
   for (uint32_t &D : M.Block)
     D = R.u32();
   M.TimedLaunches = R.u64();
+  M.Untunable = R.str();
   return R.finish("kernel statistics");
 }
 

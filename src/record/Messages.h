@@ -53,6 +53,9 @@ struct KernelStatsMsg {
   uint64_t Launches = 0, TotalNs = 0;
   Dim3 Grid = {1, 1, 1}, Block = {1, 1, 1}; ///< of the kernel's first launch
   uint64_t TimedLaunches = 0;               ///< the launches TotalNs covers
+  /// Why r3 cannot record (so tune) this kernel's launches, empty when it
+  /// can: "launched from a CUDA graph", "cooperative launches".
+  std::string Untunable;
 };
 
 MetaWriter encode(const HelloMsg &M);

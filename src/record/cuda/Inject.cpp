@@ -174,6 +174,17 @@ void CUPTIAPI callback(void *, CUpti_CallbackDomain Domain,
   --InCallback;
 }
 
+/// Adds one run of graph kernel Name to its total (list mode).
+void addGraphTime(const std::string &Name, uint64_t Ns) {
+  auto &Times = State->GraphTimes;
+  auto It = std::find_if(Times.begin(), Times.end(),
+                         [&](const auto &T) { return T.first == Name; });
+  if (It == Times.end())
+    It = Times.insert(Times.end(), {Name, {0, 0}});
+  ++It->second.first;
+  It->second.second += Ns;
+}
+
 /// One kernel's activity record: its launch's duration, or a graph's kernel.
 void onKernelRecord(const CUpti_ActivityKernel10 &R) {
   auto It = State->Timed.find(R.correlationId);
@@ -186,6 +197,8 @@ void onKernelRecord(const CUpti_ActivityKernel10 &R) {
     State->Timed.erase(It);
   } else if (R.graphId != 0 && R.name) {
     State->GraphKernels.push_back(R.name);
+    if (State->Env.Mode == RecordMode::List)
+      addGraphTime(R.name, R.end > R.start ? R.end - R.start : 0);
   }
 }
 
@@ -283,6 +296,21 @@ Error sendDurations() {
   return Error::success();
 }
 
+/// Kernels that ran in graph launches count their runs and time (the
+/// activity API's), and are not tunable; Runs is taken from GraphTimes.
+void addGraphRuns(KernelStatsMsg &M) {
+  auto &Times = State->GraphTimes;
+  auto It = std::find_if(Times.begin(), Times.end(),
+                         [&](const auto &T) { return T.first == M.Name; });
+  if (It == Times.end())
+    return;
+  M.Launches += It->second.first;
+  M.TimedLaunches += It->second.first;
+  M.TotalNs += It->second.second;
+  M.Untunable = "launched from a CUDA graph, which r3 does not record yet";
+  Times.erase(It);
+}
+
 Error sendList() {
   for (const KernelState *K : State->Order) {
     if (!K->Selected || K->Launches == 0)
@@ -291,7 +319,16 @@ Error sendList() {
     M.Grid = K->FirstGrid;
     M.Block = K->FirstBlock;
     M.TimedLaunches = K->TimedLaunches;
+    M.Untunable = K->Untunable;
+    addGraphRuns(M);
     R3_TRY(State->Writer.send(Type::KernelStats, encode(M)));
+  }
+  while (!State->GraphTimes.empty()) { // graph kernels never launched alone
+    KernelStatsMsg M{State->GraphTimes.front().first, "", 0, 0};
+    M.Demangled = demangle(M.Name);
+    addGraphRuns(M);
+    if (State->Env.Patterns.empty() || State->Selector.selects(M.Name))
+      R3_TRY(State->Writer.send(Type::KernelStats, encode(M)));
   }
   return Error::success();
 }

@@ -221,6 +221,16 @@ void countLaunch(KernelState &K, const LaunchCall &C) {
     K.FirstGrid = C.Grid;
     K.FirstBlock = C.Block;
   }
+  if (!K.Untunable.empty() || State->Env.Mode != RecordMode::List)
+    return;
+  // What r3 record would refuse (beginRecording), said by r3 profile.
+  if (C.Refusal == Unsupported::Cooperative)
+    K.Untunable = "cooperative launches, which r3 does not record";
+  else if (C.Refusal == Unsupported::ClusterDims)
+    K.Untunable = "launches with thread block clusters, which r3 does not "
+                  "record";
+  else if (capturedIntoGraph(C))
+    K.Untunable = "launched from a CUDA graph, which r3 does not record yet";
 }
 
 void timeLaunch(KernelState &K, uint32_t Correlation, uint64_t LaunchId) {

@@ -36,6 +36,7 @@ struct KernelState {
   uint64_t TotalNs = 0, TimedLaunches = 0;
   std::vector<std::pair<uint64_t, uint64_t>> Durations; ///< ns, launch id
   bool Announced = false;          ///< its Kernel frame was sent
+  std::string Untunable;           ///< why r3 cannot record it (list mode)
   std::vector<ParamInfo> Params;   ///< known once announced
   std::vector<GlobalInfo> Globals; ///< its module's, once announced
 };
@@ -71,6 +72,10 @@ struct Injector {
   std::unordered_map<uint32_t, TimedLaunch> Timed; ///< by correlation id
   std::vector<std::string> GraphKernels; ///< kernels the activity API saw
                                          ///< run inside CUDA graphs
+  /// List mode: each graph kernel's runs and their total time, by name (in
+  /// the order first seen), so that a profile counts the time graphs take.
+  std::vector<std::pair<std::string, std::pair<uint64_t, uint64_t>>>
+      GraphTimes;
   /// Kernel activity costs every launch of every kernel, so in record mode
   /// it is enabled only once a module that defines a selected kernel loads
   /// (or, failing that, at a selected kernel's first launch). The module
