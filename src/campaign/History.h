@@ -27,7 +27,7 @@ class StatementCache;
 namespace r3 {
 
 /// The schema version this build writes (PRAGMA user_version).
-inline constexpr int HistorySchemaVersion = 3;
+inline constexpr int HistorySchemaVersion = 4;
 
 enum class HistoryMode {
   Create,  ///< create the file (an error if it exists)
@@ -130,6 +130,17 @@ struct LlmCallRow {
   double Started = 0, Finished = 0;  ///< seconds since the epoch
 };
 
+/// One end-to-end run of the application (schema version 4): with its
+/// kernels as tuned ("tuned") or its own code ("original").
+struct AppRunRow {
+  int64_t Id = 0;
+  double At = 0; ///< seconds since the epoch
+  std::string Variant;
+  double WallSeconds = 0;
+  int ExitCode = 0;
+  std::string CommandJson; ///< the command line, as a JSON array
+};
+
 /// An evaluation with its candidate, for reports and resume.
 struct EvaluatedCandidate {
   CandidateRow Candidate;
@@ -209,6 +220,12 @@ public:
   Expected<std::optional<EventRow>> lastEvent(const std::string &Kind = "");
   /// Every event whose kind starts with Prefix (all when empty), in order.
   Expected<std::vector<EventRow>> events(const std::string &Prefix = "");
+
+  /// Stores one end-to-end run of the application (HistoryApp.cpp).
+  Expected<int64_t> addAppRun(const AppRunRow &R);
+  /// Every such run, in the order stored; none in histories older than
+  /// version 4.
+  Expected<std::vector<AppRunRow>> appRuns();
 
   /// Stores a prompt under its hash (idempotent).
   Error putPrompt(const std::string &Hash, const std::string &Text);

@@ -168,7 +168,22 @@ ALTER TABLE baselines ADD COLUMN busy_ms REAL NOT NULL DEFAULT 0;
 ALTER TABLE baselines ADD COLUMN started REAL NOT NULL DEFAULT 0;
 )sql";
 
-constexpr Migration Migrations[] = {{1, SchemaV1}, {2, SchemaV2}, {3, SchemaV3}};
+/// Version 4: the application's own runs, end to end, with its kernels as
+/// the campaign tuned them ("tuned") and with its own code ("original"),
+/// measured by `r3 tune --app` after the campaign.
+constexpr const char *SchemaV4 = R"sql(
+CREATE TABLE app_runs (
+  id INTEGER PRIMARY KEY,
+  at REAL NOT NULL,
+  variant TEXT NOT NULL CHECK (variant IN ('original', 'tuned')),
+  wall_s REAL NOT NULL,
+  exit_code INTEGER NOT NULL,
+  command TEXT NOT NULL
+);
+)sql";
+
+constexpr Migration Migrations[] = {
+    {1, SchemaV1}, {2, SchemaV2}, {3, SchemaV3}, {4, SchemaV4}};
 static_assert(std::size(Migrations) == HistorySchemaVersion,
               "one migration step per schema version");
 

@@ -10,6 +10,7 @@
 #include "cli/Command.h"
 #include "cli/Diagnostics.h"
 #include "cli/Installed.h"
+#include "cli/Profile.h"
 #include "app/ProfileModel.h"
 #include "record/Profile.h"
 #include "support/StringUtil.h"
@@ -39,6 +40,8 @@ std::string percent(double Share) {
   return Buf;
 }
 
+} // namespace
+
 /// The ceiling first, then the run's totals, then one row a kernel.
 void printProfile(const app::ProfileModel &M) {
   std::printf("ceiling: the %zu kernel%s r3 can tune take %s of the run: %s "
@@ -67,6 +70,7 @@ void printProfile(const app::ProfileModel &M) {
                 K.Untunable.empty() ? "yes" : ("no: " + K.Untunable).c_str());
 }
 
+namespace {
 Expected<Backend> profileBackend(const ParsedArgs &A,
                                  const std::string &Program) {
   auto Chosen = choiceValue(A, "--backend", {"cuda", "host"}, "");
@@ -82,7 +86,8 @@ Expected<Backend> profileBackend(const ParsedArgs &A,
   return detectBackend(*Facts);
 }
 
-/// The request, from options checked before the application runs.
+} // namespace
+
 Expected<ProfileRequest> profileRequest(const ParsedArgs &A) {
   if (!A.Positional.empty())
     return makeError("unexpected argument '", A.Positional.front(),
@@ -110,6 +115,7 @@ Expected<ProfileRequest> profileRequest(const ParsedArgs &A) {
   return R;
 }
 
+namespace {
 int runProfile(const ParsedArgs &A) {
   std::string Format;
   if (Error E = moveInto(choiceValue(A, "--format", {"table", "json"}, "table"),

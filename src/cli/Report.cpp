@@ -433,8 +433,11 @@ Expected<json> reportJson(History &H) {
   }
   json Workers;
   R3_TRY(moveInto(workersJson(H, Evaluations), Workers));
+  report::EndToEnd E;
+  R3_TRY(moveInto(endToEndOf(H, Kernels), E));
   return json{{"database", H.path()},
               {"campaign", campaignJson(Campaign)},
+              {"end_to_end", endToEndJson(E)},
               {"evaluations", Evaluations.size()},
               {"workers", Workers},
               {"kernels", Ks},
@@ -615,6 +618,7 @@ std::string reportTable(const json &J) {
     appendf(Out, "llm:         %s; by model: %s\n", llmCallsText(Llm).c_str(),
             join(Models, ", ").c_str());
   }
+  Out += endToEndText(J["end_to_end"]);
   if (std::string W = workersText(J["workers"]); !W.empty())
     Out += "workers (the campaign's latest run):\n" + W;
   for (const json &K : J["kernels"])

@@ -7,6 +7,7 @@
 
 #include "campaign/Campaign.h"
 #include "campaign/History.h"
+#include "report/EndToEnd.h"
 #include "report/Summary.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -65,6 +66,19 @@ const KernelSpec *findKernelSpec(const Campaign &C, const std::string &Name);
 /// names ("file=0,TILE=16" gives TILE, 16).
 std::vector<std::pair<std::string, std::string>>
 variantKnobs(const KernelSpec *Spec, const VariantRow &V);
+
+/// The campaign's end-to-end view (report/EndToEnd.h): the shares its
+/// stored campaign gives its kernels, and the application's measured runs
+/// (ReportEndToEnd.cpp).
+Expected<report::EndToEnd> endToEndOf(History &H,
+                                      const std::vector<KernelSummary> &Ks);
+/// As JSON: {kernels: [{name, share, speedup}], share_of_run, predicted,
+/// ceiling, original_wall_s, tuned_wall_s, measured, measured_lo,
+/// measured_hi, summary}; null when no kernel has a share.
+nlohmann::json endToEndJson(const report::EndToEnd &E);
+/// endToEndJson's lines for the text of r3 report and r3 status: "end to
+/// end:  <summary>" and each kernel's share and speedup; empty for null.
+std::string endToEndText(const nlohmann::json &E);
 
 /// "1.234 ms" with four significant digits; "-" for none.
 std::string formatMs(std::optional<double> Ms);

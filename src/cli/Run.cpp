@@ -22,6 +22,7 @@
 #include "cli/Report.h"
 #include "compile/host/HostJit.h"
 #include "record/Launcher.h"
+#include "report/EndToEnd.h"
 #include "record/UsePlan.h"
 #include "replay/Verify.h"
 #include "support/FileUtil.h"
@@ -44,7 +45,7 @@ using json = nlohmann::ordered_json;
 
 struct RunOptions {
   std::vector<std::string> Uses, Kernels;
-  double MinSpeedup = 1.02;
+  double MinSpeedup = report::DefaultMinSpeedup;
   uint64_t VerifyLaunches = 0;
   std::string JsonPath;
   bool DryRun = false, TimeKernels = false, KeepOriginal = false;

@@ -134,7 +134,10 @@ Expected<json> statusJson(History &H, double Now) {
     Llm.erase("models");
   json Workers;
   R3_TRY(moveInto(workersJson(H, Es), Workers));
+  report::EndToEnd E;
+  R3_TRY(moveInto(endToEndOf(H, Kernels), E));
   return json{{"database", H.path()},
+              {"end_to_end", endToEndJson(E)},
               {"campaign", campaignPart(Campaign)},
               {"state", Campaign ? json(Campaign->State) : json(nullptr)},
               {"evaluations", Es.size()},
@@ -204,6 +207,7 @@ void printHeader(const json &J, double Now) {
   }
   printProgress(J);
   std::printf("in flight:   %llu\n", J["in_flight"].get<unsigned long long>());
+  std::printf("%s", endToEndText(J["end_to_end"]).c_str());
   if (const json &L = J["llm"]; !L.is_null()) {
     std::string Outcomes;
     for (const auto &[Name, N] : L["by_outcome"].items())

@@ -8,6 +8,7 @@
 #include "campaign/Mpi.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
+#include "cli/TuneApp.h"
 #include "cli/TuneSimulate.h"
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"
@@ -199,6 +200,17 @@ struct MpiScope {
 int runTune(const ParsedArgs &A) {
   if (A.has("--simulate"))
     return runTuneSimulate(A);
+  if (A.has("--app"))
+    return runTuneApp(A);
+  for (const char *AppOnly : {"--cover", "--compile-commands", "--source-dir",
+                              "--output", "--no-measure", "--measure-runs"})
+    if (A.has(AppOnly))
+      return usageError(std::string("option '") + AppOnly + "' needs --app",
+                        "tune");
+  if (!A.Trailing.empty())
+    return usageError("an application after '--' needs --app: r3 tune --app "
+                      "-- APP ARGS",
+                      "tune");
   // Under MPI every rank runs this command: rank 0 the campaign, the others
   // relay for it (campaign/Mpi.h) and never read the campaign file.
   MpiScope Mpi;
@@ -288,7 +300,8 @@ CommandSpec tuneCommand() {
   return {
       "tune",
       "run or resume a tuning campaign described by a campaign file",
-      "CAMPAIGN.toml [options] | --simulate CACHE.json[.gz] [options]",
+      "CAMPAIGN.toml [options] | --app [options] -- APP [ARGS...] | "
+      "--simulate CACHE.json[.gz] [options]",
       "Every candidate and result is committed to the campaign's database as "
       "it\narrives; a campaign whose database exists is resumed. SIGINT, "
       "SIGTERM and\nSIGUSR1 stop dispatching, wait --grace seconds for the "
@@ -296,9 +309,32 @@ CommandSpec tuneCommand() {
       "(or with --mpi) rank 0 runs the\ncampaign and every other rank is a "
       "worker with a GPU of its own. --simulate runs one "
       "strategy against a tuning cache (Kernel\nTuner's cache-file format): "
-      "each evaluation is a lookup.",
+      "each evaluation is a lookup.\n"
+      "--app tunes an application from its command line: it profiles it, "
+      "picks the\nkernels that cover --cover of the kernels' time, records "
+      "one launch of each,\nfinds their sources, writes a campaign to -o DIR "
+      "(every choice explained),\nruns it and measures the application end "
+      "to end, tuned against its own code.",
       {{"--dry-run", "", Arity::Flag, "",
-        "validate and print the search space sizes"},
+        "validate and print the search space sizes (with --app: stop once "
+        "the campaign is written)"},
+       {"--app", "", Arity::Flag, "",
+        "tune the application given after '--' (see above)"},
+       {"--cover", "", Arity::Value, "SHARE",
+        "with --app: the share of the kernels' time to tune (default 0.9)"},
+       {"--compile-commands", "", Arity::Value, "FILE",
+        "with --app: the build's compile_commands.json (default: one in "
+        "--source-dir or its build/)"},
+       {"--source-dir", "", Arity::Value, "DIR",
+        "with --app: where the kernels' definitions are looked for (default: "
+        "the current folder)"},
+       {"--output", "-o", Arity::Value, "DIR",
+        "with --app: the folder of the capture, campaign and history "
+        "(default r3-app)"},
+       {"--no-measure", "", Arity::Flag, "",
+        "with --app: do not run the application end to end at the end"},
+       {"--measure-runs", "", Arity::Value, "N",
+        "with --app: runs of each arm end to end (default 3)"},
        {"--resume", "", Arity::Flag, "",
         "resume the campaign in its database (an error if there is none)"},
        {"--workers", "", Arity::Value, "N",
@@ -331,7 +367,7 @@ CommandSpec tuneCommand() {
         "with --simulate: points proposed at once (default 1)"},
        {"--format", "", Arity::Value, "table|json",
         "with --simulate: output format"}},
-      false,
+      true,
       runTune};
 }
 

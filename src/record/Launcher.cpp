@@ -85,15 +85,15 @@ Expected<std::string> resolveProgram(const std::string &Name) {
 Expected<pid_t>
 spawnProgram(const std::string &Path, const std::vector<std::string> &Argv,
              const std::vector<std::pair<std::string, std::string>> &Extra,
-             int OutputFd) {
+             int OutFd, int ErrFd) {
   std::vector<std::string> Args = Argv, Env = environmentWith(Extra);
   std::vector<char *> ArgP = pointers(Args), EnvP = pointers(Env);
   posix_spawn_file_actions_t Actions;
   ::posix_spawn_file_actions_init(&Actions);
-  if (OutputFd >= 0) {
-    ::posix_spawn_file_actions_adddup2(&Actions, OutputFd, 1);
-    ::posix_spawn_file_actions_adddup2(&Actions, OutputFd, 2);
-  }
+  if (OutFd >= 0)
+    ::posix_spawn_file_actions_adddup2(&Actions, OutFd, 1);
+  if (ErrFd >= 0)
+    ::posix_spawn_file_actions_adddup2(&Actions, ErrFd, 2);
   pid_t Pid = 0;
   int Err = ::posix_spawn(&Pid, Path.c_str(), &Actions, nullptr, ArgP.data(),
                           EnvP.data());

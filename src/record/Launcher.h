@@ -27,12 +27,12 @@ Expected<std::string> resolveProgram(const std::string &Name);
 
 /// Starts Path with Argv (Argv[0] as given) and the current environment plus
 /// Extra (replacing variables of the same names). File descriptors without
-/// FD_CLOEXEC are inherited. With OutputFd >= 0, the application's stdout and
-/// stderr both go to it (r3 profile keeps them off its own stdout).
+/// FD_CLOEXEC are inherited. With OutFd or ErrFd >= 0, the application's
+/// stdout or stderr goes there (r3 profile keeps them off its own stdout).
 Expected<pid_t>
 spawnProgram(const std::string &Path, const std::vector<std::string> &Argv,
              const std::vector<std::pair<std::string, std::string>> &Extra,
-             int OutputFd = -1);
+             int OutFd = -1, int ErrFd = -1);
 
 /// Waits for Pid to end.
 Expected<ExitStatus> waitForProgram(pid_t Pid);

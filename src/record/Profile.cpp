@@ -149,7 +149,7 @@ Expected<AppProfile> profileApplication(const ProfileRequest &R) {
   }
   auto Start = std::chrono::steady_clock::now();
   auto Pid = spawnProgram(R.Program, R.Argv, environmentOf(R, Fds[1]),
-                          Output.writeEnd());
+                          Output.writeEnd(), Output.writeEnd());
   ::close(Fds[1]);
   Output.closeWriteEnd();
   if (!Pid) {

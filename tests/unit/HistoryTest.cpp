@@ -673,8 +673,9 @@ TEST_CASE("history: a version 1 history is read as it is and migrated by a "
     addKernel(*H);
   }
   // What a version 1 file looks like: no prompts, no llm_calls, none of
-  // version 3's columns.
+  // version 3's columns, no app_runs.
   rawSql(Db.Path, "DROP TABLE llm_calls; DROP TABLE prompts; "
+                  "DROP TABLE app_runs; "
                   "ALTER TABLE evaluations DROP COLUMN timer; "
                   "ALTER TABLE evaluations DROP COLUMN event_times_ms; "
                   "ALTER TABLE evaluations DROP COLUMN busy_ms; "
@@ -688,6 +689,7 @@ TEST_CASE("history: a version 1 history is read as it is and migrated by a "
     CHECK(value(R->kernels()).size() == 1);
     CHECK(value(R->evaluations()).empty()); // read without version 3's columns
     CHECK(value(R->baselines()).empty());
+    CHECK(value(R->appRuns()).empty());
   }
   CHECK(rawText(Db.Path, "PRAGMA user_version") == "1");
   auto H = openOk(Db.Path, HistoryMode::Open);
@@ -699,4 +701,16 @@ TEST_CASE("history: a version 1 history is read as it is and migrated by a "
   C.Outcome = "ok";
   value(H->addLlmCall(C));
   CHECK(value(H->llmCalls()).size() == 1);
+  // Version 4's table: the application's runs end to end.
+  AppRunRow Run;
+  Run.Variant = "tuned";
+  Run.WallSeconds = 1.5;
+  Run.CommandJson = "[\"./app\"]";
+  value(H->addAppRun(Run));
+  Run.Variant = "sometimes";
+  CHECK_FALSE(H->addAppRun(Run)); // the schema allows two variants
+  auto Runs = value(H->appRuns());
+  REQUIRE(Runs.size() == 1);
+  CHECK(Runs[0].Variant == "tuned");
+  CHECK(Runs[0].WallSeconds == 1.5);
 }

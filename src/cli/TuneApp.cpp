@@ -1,0 +1,355 @@
+// `r3 tune --app -- APP ARGS`: from an application's command line to a tuned
+// application, unattended. The steps, each a function below:
+//   1. profile the application (record/Profile.h) and state the ceiling;
+//   2. choose the tunable kernels that cover --cover of the kernels' time
+//      (app/ProfileModel.h), naming those left out and why;
+//   3. record one representative launch of each into one capture (r3 record,
+//      run as a child of this r3);
+//   4. find each kernel's source and flags (app/KernelSource.h) and, on CUDA,
+//      run the determinism check to set the tightest tolerance that covers
+//      the kernel's own run-to-run spread;
+//   5. write the campaign, every choice explained (app/AppCampaign.h);
+//      --dry-run stops here;
+//   6. run it (r3 tune, a child), then measure the application end to end
+//      with the tuned kernels against its own code (TuneAppMeasure.cpp).
+// Everything goes into one folder (-o, default r3-app); a folder that already
+// holds a campaign is never overwritten: it is resumed with plain r3 tune.
+#include "cli/TuneApp.h"
+
+#include "app/AppCampaign.h"
+#include "campaign/Campaign.h"
+#include "cli/Args.h"
+#include "cli/Diagnostics.h"
+#include "cli/Profile.h"
+#include "support/FileUtil.h"
+#include "support/Paths.h"
+#include "support/StringUtil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fcntl.h>
+#include <filesystem>
+#include <unistd.h>
+
+namespace r3::cli {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+/// A file opened for a child's output (appended), closed on destruction.
+struct OutputFile {
+  int Fd = -1;
+  ~OutputFile() {
+    if (Fd >= 0)
+      ::close(Fd);
+  }
+  Error open(const std::string &Path) {
+    Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    return Fd < 0 ? errnoError("cannot write '" + Path + "'")
+                  : Error::success();
+  }
+};
+} // namespace
+
+Expected<ExitStatus> runSelf(const std::vector<std::string> &Args,
+                             const std::string &Log,
+                             const std::string &Stdout) {
+  std::vector<std::string> Argv = {"r3"};
+  Argv.insert(Argv.end(), Args.begin(), Args.end());
+  OutputFile L, O;
+  if (!Log.empty())
+    R3_TRY(L.open(Log));
+  if (!Stdout.empty()) {
+    std::error_code Ec;
+    fs::remove(Stdout, Ec);
+    R3_TRY(O.open(Stdout));
+  }
+  auto Pid = spawnProgram(selfExecutable(), Argv, {},
+                          O.Fd >= 0 ? O.Fd : L.Fd, L.Fd);
+  if (!Pid)
+    return Pid.takeError();
+  return waitForProgram(*Pid);
+}
+
+namespace {
+
+bool succeeded(const ExitStatus &S) {
+  return S.How == ExitStatus::Kind::Exited && S.Code == 0;
+}
+
+/// The error of a child r3 that failed: what it was doing, how it ended and
+/// the end of its log.
+Error childFailure(const std::string &What, const ExitStatus &S,
+                   const std::string &Log) {
+  auto Text = readWholeFile(Log, "log");
+  std::string Tail = Text ? lastLines(*Text, 8) : "";
+  return makeError(What, " failed (", describeExit(S), "); ", Log,
+                   Tail.empty() ? "" : " ends with:\n", Tail);
+}
+
+Expected<AppPlan> parseAppPlan(const ParsedArgs &A) {
+  if (!A.Positional.empty())
+    return makeError("--app takes the application after '--', not a campaign "
+                     "file ('",
+                     A.Positional.front(), "')");
+  AppPlan P;
+  R3_TRY(moveInto(profileRequest(A), P.Run));
+  if (auto V = A.value("--cover")) {
+    auto C = parseDouble(*V);
+    if (!C || !(*C > 0) || *C > 1)
+      return makeError("option '--cover' expects a share of the kernels' "
+                       "time above 0 and at most 1, such as 0.9, got ",
+                       quoteShort(*V));
+    P.Cover = *C;
+  }
+  if (auto V = A.value("--compile-commands")) {
+    if (!fs::is_regular_file(*V))
+      return makeError("--compile-commands '", *V, "' is not a file");
+    P.Database = fs::absolute(*V).lexically_normal().string();
+  }
+  P.SourceDir = A.value("--source-dir").value_or(".");
+  if (!fs::is_directory(P.SourceDir))
+    return makeError("--source-dir '", P.SourceDir, "' is not a folder");
+  P.OutDir = A.value("--output").value_or("r3-app");
+  if (fs::exists(fs::path(P.OutDir) / "campaign.toml"))
+    return makeError("'", P.OutDir,
+                     "' already holds a campaign.toml: resume it with r3 "
+                     "tune ",
+                     (fs::path(P.OutDir) / "campaign.toml").string(),
+                     ", or choose another folder with -o");
+  P.DryRun = A.has("--dry-run");
+  P.Measure = !A.has("--no-measure");
+  if (auto V = A.value("--measure-runs")) {
+    auto N = parseInteger(*V, 1, 100);
+    if (!N)
+      return N.takeError().context("option '--measure-runs'");
+    P.MeasureRuns = static_cast<unsigned>(*N);
+  }
+  if (auto V = A.value("--budget")) {
+    auto N = parseInteger(*V, 1, INT64_MAX);
+    if (!N)
+      return N.takeError().context("option '--budget'");
+    P.Budget = static_cast<uint64_t>(*N);
+  }
+  P.Workers = A.value("--workers").value_or("");
+  return P;
+}
+
+/// A regular expression that matches Name alone.
+std::string exactPattern(const std::string &Name) {
+  std::string Out = "^";
+  for (char C : Name) {
+    if (!std::isalnum(static_cast<unsigned char>(C)) && C != '_')
+      Out += '\\';
+    Out += C;
+  }
+  return Out + "$";
+}
+
+/// Step 2: the kernels to tune, or why there are none.
+Expected<app::Selection> chooseKernels(const app::ProfileModel &M,
+                                       double Cover) {
+  app::Selection S = app::selectByCover(M, Cover);
+  if (!S.Chosen.empty())
+    return S;
+  std::string Why;
+  for (const app::KernelShare &K : M.Kernels)
+    Why += "\n  " + K.Display + ": " + K.Untunable;
+  return makeError("no kernel of '", M.Command.front(),
+                   "' can be tuned by r3:", Why);
+}
+
+/// Step 3: one launch of each chosen kernel into OutDir/app.h5.
+Expected<uint64_t> recordKernels(const AppPlan &P, const app::Selection &S) {
+  uint64_t Fewest = UINT64_MAX;
+  std::vector<std::string> Args = {
+      "record", "--backend",
+      P.Run.Source == Backend::Cuda ? "cuda" : "host"};
+  for (const app::KernelShare &K : S.Chosen) {
+    Fewest = std::min(Fewest, K.Launches);
+    Args.insert(Args.end(), {"-k", exactPattern(K.Name)});
+  }
+  uint64_t Launch = app::representativeLaunch(Fewest);
+  std::string Capture = (fs::path(P.OutDir) / "app.h5").string();
+  Args.insert(Args.end(), {"--launch", std::to_string(Launch), "-o", Capture,
+                           "--"});
+  Args.insert(Args.end(), P.Run.Argv.begin(), P.Run.Argv.end());
+  std::string Log = (fs::path(P.OutDir) / "record.log").string();
+  auto S2 = runSelf(Args, Log);
+  if (!S2)
+    return S2.takeError();
+  if (!succeeded(*S2))
+    return childFailure("recording the chosen kernels", *S2, Log);
+  return Launch;
+}
+
+/// Step 4, CUDA: the determinism check of the recorded code, and the
+/// tolerance it calls for.
+Error checkDeterminism(const AppPlan &P, app::AppKernel &K) {
+  std::string Log = (fs::path(P.OutDir) / "determinism.log").string();
+  std::string Json = (fs::path(P.OutDir) / "determinism.json").string();
+  std::string Cmd = "r3 replay app.h5 --kernel " + K.Profile.Name +
+                    " --check-determinism 5";
+  auto S = runSelf({"replay", (fs::path(P.OutDir) / "app.h5").string(),
+                    "--kernel", K.Profile.Name, "--check-determinism", "5",
+                    "--format", "json"},
+                   Log, Json);
+  if (!S)
+    return S.takeError();
+  auto Text = readWholeFile(Json, "determinism check");
+  json J = Text ? json::parse(*Text, nullptr, false) : json();
+  if (J.is_discarded() || !J.is_object())
+    return childFailure("the determinism check of " + K.Profile.Display, *S,
+                        Log);
+  if (J["nondeterminism"].is_string()) {
+    std::string N = J["nondeterminism"].get<std::string>();
+    const std::string Mark = "a tolerance that covers it: ";
+    size_t At = N.find(Mark);
+    if (At == std::string::npos)
+      return makeError("the determinism check of ", K.Profile.Display,
+                       " proposed no tolerance: ", N);
+    K.Verify = split(N.substr(At + Mark.size()), ',');
+    for (std::string &L : K.Verify)
+      L = trim(L);
+    K.VerifyWhy = "The recorded code's outputs vary from run to run (" +
+                  N.substr(0, At) +
+                  "):\n# the tightest tolerance that covers that spread (`" +
+                  Cmd + "`).";
+    return Error::success();
+  }
+  if (!J.value("verified", false))
+    return makeError("the recorded code of ", K.Profile.Display,
+                     " does not reproduce its recorded outputs: ",
+                     J.value("message", std::string("(no message)")),
+                     "; see ", Log);
+  K.Verify = {"tolerance = \"exact\""};
+  K.VerifyWhy = "The recorded code gave the recorded outputs bit for bit in "
+                "5 runs (`" +
+                Cmd + "`): exact.";
+  return Error::success();
+}
+
+/// Step 4: where the kernel's source is, and with which flags.
+Error findSource(const AppPlan &P, const app::SourceTree &Tree,
+                 app::AppKernel &K) {
+  bool Cuda = P.Run.Source == Backend::Cuda;
+  std::string Name = app::baseName(K.Profile.Display);
+  R3_TRY(moveInto(app::findDefinition(Tree, Name, Cuda), K.Source));
+  if (!K.Source)
+    return Error::success();
+  if (P.Database.empty()) {
+    K.CFlags = {"-I" + fs::path(K.Source->File).parent_path().string()};
+    return Error::success();
+  }
+  auto Db = app::treeOfDatabase(P.Database);
+  if (!Db)
+    return Db.takeError();
+  if (std::find(Db->Files.begin(), Db->Files.end(), K.Source->File) ==
+      Db->Files.end())
+    return makeError(P.Database, " has no entry for ", K.Source->File,
+                     ", where kernel ", K.Profile.Display,
+                     " is defined (line ", K.Source->Line,
+                     "): is it the build of this application?");
+  K.Database = P.Database;
+  return Error::success();
+}
+
+Expected<std::vector<app::AppKernel>>
+studyKernels(const AppPlan &P, const app::Selection &S, uint64_t Launch) {
+  auto Tree = app::treeUnder(P.SourceDir);
+  if (!Tree)
+    return Tree.takeError();
+  std::vector<app::AppKernel> Out;
+  for (const app::KernelShare &Share : S.Chosen) {
+    app::AppKernel K;
+    K.Profile = Share;
+    K.Launch = Launch;
+    R3_TRY(findSource(P, *Tree, K));
+    if (P.Run.Source == Backend::Cuda) {
+      R3_TRY(checkDeterminism(P, K));
+    } else {
+      K.Verify = {"tolerance = \"exact\""};
+      K.VerifyWhy = "Host kernels replay deterministically: outputs must "
+                    "match the recording bit\n# for bit.";
+    }
+    std::fprintf(stderr, "r3: %s: %s\n", K.Profile.Display.c_str(),
+                 K.Source ? (K.Source->File + ":" +
+                             std::to_string(K.Source->Line))
+                                .c_str()
+                          : "no source found: its recorded code is tuned");
+    Out.push_back(std::move(K));
+  }
+  return Out;
+}
+
+/// Step 5: the campaign and the profile beside it; the campaign is checked
+/// by the parser r3 tune uses.
+Expected<std::string> writeCampaign(const AppPlan &P,
+                                    const app::AppCampaignSpec &Spec) {
+  fs::path Dir = P.OutDir;
+  R3_TRY(writeFileAtomically((Dir / "profile.json").string(),
+                             app::profileJson(Spec.Profile).dump(2) + "\n"));
+  std::string Path = (Dir / "campaign.toml").string();
+  R3_TRY(writeFileAtomically(Path, app::campaignText(Spec)));
+  if (auto C = loadCampaign(Path); !C)
+    return makeError("the written campaign does not parse (a bug in r3; "
+                     "the file is kept): ",
+                     C.error().message());
+  return Path;
+}
+
+int tuneApp(const AppPlan &P) {
+  auto Prof = profileApplication(P.Run);
+  if (!Prof)
+    return fail(Prof.error());
+  app::ProfileModel M = app::profileModel(*Prof, P.Run, 1.5);
+  printProfile(M);
+  auto S = chooseKernels(M, P.Cover);
+  if (!S)
+    return fail(S.error());
+  std::error_code Ec;
+  fs::create_directories(P.OutDir, Ec);
+  if (Ec)
+    return fail(makeError("cannot create '", P.OutDir, "': ", Ec.message()));
+  std::fprintf(stderr, "r3: tuning %zu kernel%s covering %.1f%% of the "
+                       "kernels' time; recording them\n",
+               S->Chosen.size(), S->Chosen.size() == 1 ? "" : "s",
+               S->Covered * 100);
+  auto Launch = recordKernels(P, *S);
+  if (!Launch)
+    return fail(Launch.error());
+  app::AppCampaignSpec Spec;
+  Spec.Profile = M;
+  Spec.Cover = P.Cover;
+  Spec.Chosen = *S;
+  Spec.Evaluations = P.Budget.value_or(60 * S->Chosen.size());
+  if (Error E = moveInto(studyKernels(P, *S, *Launch), Spec.Kernels))
+    return fail(E);
+  auto Path = writeCampaign(P, Spec);
+  if (!Path)
+    return fail(Path.error());
+  std::fprintf(stderr, "r3: wrote %s\n", Path->c_str());
+  if (P.DryRun)
+    return ExitSuccess;
+  std::vector<std::string> Tune = {"tune", *Path};
+  if (!P.Workers.empty())
+    Tune.insert(Tune.end(), {"--workers", P.Workers});
+  auto T = runSelf(Tune, "");
+  if (!T)
+    return fail(T.error());
+  if (!succeeded(*T))
+    return T->How == ExitStatus::Kind::Exited ? T->Code : ExitFailure;
+  return P.Measure ? measureApp(P) : ExitSuccess;
+}
+} // namespace
+
+int runTuneApp(const ParsedArgs &A) {
+  auto P = parseAppPlan(A);
+  if (!P)
+    return usageError(P.error().message(), "tune");
+  return tuneApp(*P);
+}
+
+} // namespace r3::cli

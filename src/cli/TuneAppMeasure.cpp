@@ -1,0 +1,100 @@
+// The end of `r3 tune --app`: the application run end to end, with its own
+// kernels and with the tuned ones, alternating, so that drift in the machine
+// (clocks, other jobs) falls on both alike. Both arms run under `r3 run
+// --use` (the original arm with --keep-original), so that they carry the
+// same machinery and differ only in the kernels' code. Each run is stored in
+// the history (app_runs), and the measured speedup is printed beside the one
+// Amdahl predicts from the kernels' shares (report/EndToEnd.h).
+#include "cli/Diagnostics.h"
+#include "cli/Report.h"
+#include "cli/TuneApp.h"
+#include "support/FileUtil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+namespace r3::cli {
+
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+/// One run of the application under r3 run, as the history stores it.
+Expected<AppRunRow> runOnce(const AppPlan &P, const std::string &Variant,
+                            unsigned Index) {
+  fs::path Dir = P.OutDir;
+  std::string Summary =
+      (Dir / "measure" / (Variant + "-" + std::to_string(Index) + ".json"))
+          .string();
+  std::string Log = (Dir / "measure.log").string();
+  std::vector<std::string> Args = {"run", "--use",
+                                   (Dir / "history.db").string()};
+  if (Variant == "original")
+    Args.push_back("--keep-original");
+  Args.insert(Args.end(), {"--json", Summary, "--"});
+  Args.insert(Args.end(), P.Run.Argv.begin(), P.Run.Argv.end());
+  auto S = runSelf(Args, Log);
+  if (!S)
+    return S.takeError();
+  auto Text = readWholeFile(Summary, "r3 run summary");
+  json J = Text ? json::parse(*Text, nullptr, false) : json();
+  if (!J.is_object() || !J["wall_s"].is_number())
+    return makeError("the application's ", Variant, " run ", Index,
+                     " under r3 run --use left no summary (",
+                     describeExit(*S), "); see ", Log);
+  AppRunRow R;
+  R.At = std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+             .count();
+  R.Variant = Variant;
+  R.WallSeconds = J["wall_s"].get<double>();
+  R.ExitCode = J.value("exit_code", -1);
+  R.CommandJson = json(P.Run.Argv).dump();
+  if (R.ExitCode != 0)
+    return makeError("the application failed in its ", Variant, " run ",
+                     Index, " under r3 run --use (",
+                     J.value("exit", std::string("?")), "); see ", Log);
+  return R;
+}
+
+/// The measured runs, stored one by one so that a stop loses none.
+Error measureRuns(const AppPlan &P, History &H) {
+  std::error_code Ec;
+  fs::create_directories(fs::path(P.OutDir) / "measure", Ec);
+  for (unsigned I = 0; I < P.MeasureRuns; ++I)
+    for (const char *Variant : {"original", "tuned"}) {
+      auto R = runOnce(P, Variant, I);
+      if (!R)
+        return R.takeError();
+      R3_TRY(H.addAppRun(*R).takeError());
+      std::fprintf(stderr, "r3: end to end, run %u of %u (%s): %.3f s\n",
+                   I + 1, P.MeasureRuns, Variant, R->WallSeconds);
+    }
+  return Error::success();
+}
+} // namespace
+
+int measureApp(const AppPlan &P) {
+  std::string Db = (fs::path(P.OutDir) / "history.db").string();
+  auto H = History::open(Db, HistoryMode::Open);
+  if (!H)
+    return fail(H.error());
+  if (Error E = measureRuns(P, **H))
+    return fail(E);
+  std::vector<EvaluatedCandidate> Es;
+  std::vector<KernelSummary> Ks;
+  if (Error E = moveInto((*H)->evaluations(), Es))
+    return fail(E);
+  if (Error E = moveInto(summarizeKernels(**H, Es), Ks))
+    return fail(E);
+  auto E = endToEndOf(**H, Ks);
+  if (!E)
+    return fail(E.error());
+  std::printf("end to end: %s\n", report::describeEndToEnd(*E).c_str());
+  return ExitSuccess;
+}
+
+} // namespace r3::cli

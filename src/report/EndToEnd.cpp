@@ -1,0 +1,91 @@
+// The end-to-end view (EndToEnd.h).
+#include "report/EndToEnd.h"
+
+#include "report/Amdahl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace r3::report {
+
+namespace {
+double median(std::vector<double> V) {
+  std::sort(V.begin(), V.end());
+  size_t N = V.size();
+  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}
+
+std::string times(double V) {
+  if (!std::isfinite(V))
+    return "unbounded";
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.3fx", V);
+  return Buf;
+}
+
+void addRuns(EndToEnd &E, const std::vector<AppRunRow> &Runs) {
+  std::vector<double> Ratios;
+  std::optional<double> Pending; // an original run waiting for its pair
+  for (const AppRunRow &R : Runs) {
+    if (R.ExitCode != 0 || !(R.WallSeconds > 0))
+      continue;
+    if (R.Variant == "original") {
+      E.Original.push_back(R.WallSeconds);
+      Pending = R.WallSeconds;
+    } else {
+      E.Tuned.push_back(R.WallSeconds);
+      if (Pending)
+        Ratios.push_back(*Pending / R.WallSeconds);
+      Pending.reset();
+    }
+  }
+  if (Ratios.empty())
+    return;
+  E.Measured = median(Ratios);
+  E.MeasuredLo = *std::min_element(Ratios.begin(), Ratios.end());
+  E.MeasuredHi = *std::max_element(Ratios.begin(), Ratios.end());
+}
+} // namespace
+
+EndToEnd endToEnd(const std::vector<KernelSummary> &Kernels,
+                  const std::vector<std::pair<std::string, double>> &Shares,
+                  const std::vector<AppRunRow> &Runs) {
+  EndToEnd E;
+  std::vector<KernelGain> Gains;
+  std::vector<double> Parts;
+  for (const auto &[Name, Share] : Shares) {
+    KernelPart P{Name, Share, 1};
+    for (const KernelSummary &K : Kernels)
+      if (K.Kernel.Name == Name)
+        if (auto S = K.speedup();
+            S && (S->hasInterval() ? S->Lo : S->Value) >= DefaultMinSpeedup)
+          P.Speedup = S->Value;
+    E.Kernels.push_back(P);
+    E.Shares += Share;
+    Gains.push_back({Share, P.Speedup});
+    Parts.push_back(Share);
+  }
+  E.Predicted = endToEndSpeedup(Gains);
+  E.Ceiling = endToEndCeiling(Parts);
+  addRuns(E, Runs);
+  return E;
+}
+
+std::string describeEndToEnd(const EndToEnd &E) {
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%.1f%%", E.Shares * 100);
+  std::string S = "predicted " + times(E.Predicted) + " from " +
+                  std::to_string(E.Kernels.size()) + " kernel" +
+                  (E.Kernels.size() == 1 ? "" : "s") + " taking " + Buf +
+                  " of the run (ceiling " + times(E.Ceiling) + ")";
+  if (!E.Measured)
+    return S + "; not measured yet";
+  size_t Pairs = std::min(E.Original.size(), E.Tuned.size());
+  return S + "; measured " + times(*E.Measured) + " (" +
+         times(*E.MeasuredLo) + " to " + times(*E.MeasuredHi) + " over " +
+         std::to_string(Pairs) + " pair" + (Pairs == 1 ? "" : "s") +
+         " of runs)";
+}
+
+} // namespace r3::report
