@@ -130,7 +130,9 @@ void searchSections(std::ostream &O, const AppCampaignSpec &S) {
     if (Blocks.empty())
       Blocks = blockChoices(K.Profile.Block);
   }
-  O << "\n[budget]\n# Evaluations over all kernels.\nevaluations = "
+  O << "\n[budget]\n# Evaluations over all kernels: each next one goes to "
+       "the kernel where the\n# expected end-to-end gain is largest (its "
+       "share times its recent progress).\nevaluations = "
     << S.Evaluations << "\ninner_evaluations = 10\n"
     << "\n# No knobs and no LLM: each kernel's source as written is its one "
        "variant.\n# Add [kernel.knobs] or an [llm] section (and "
@@ -140,6 +142,8 @@ void searchSections(std::ostream &O, const AppCampaignSpec &S) {
     O << "# nvcc builds the application's own code; clang's LLVM pipelines "
          "are the\n# other toolchain.\ntoolchains = [\"nvcc\", \"llvm\"]\n";
   O << "pipelines = [\"default<O1>\", \"default<O2>\", \"default<O3>\"]\n"
+    << "# Up to two passes of the installed pass list after the pipeline.\n"
+    << "max_passes = 2\n"
     << (Cuda ? "codegen_opt = [2, 3]\nmax_registers = [0, 32, 64, 128]\n"
              : "codegen_opt = [1, 2, 3]\n");
   if (Cuda && !Blocks.empty()) {

@@ -5,6 +5,8 @@
 // resumed search is the search that was running.
 #include "campaign/SearchState.h"
 
+#include "campaign/KernelBudget.h"
+
 #include "campaign/Identity.h"
 #include "campaign/Worker.h"
 #include "capture/CaptureReader.h"
@@ -359,6 +361,9 @@ Error SearchState::applyEvaluation(KernelState &K, VariantState &V,
       K.Times.addBaselineEvaluation(E.Device, T);
     K.Times.addTime(E.Device, T, CandidateId);
   }
+  auto Speedup = K.Times.speedup();
+  K.Remaining.push_back(Speedup && Speedup->Value > 0 ? 1 / Speedup->Value
+                                                      : 1);
   bool InnerOver = V.Done >= V.Issued && (V.Issued >= V.Budget || V.Exhausted);
   if (V.SourceDone && (V.Dead || InnerOver))
     reportVariant(K, V);
@@ -598,6 +603,21 @@ void SearchState::beginRound(unsigned Idle) {
     }
 }
 
+std::vector<size_t> SearchState::kernelTurns() const {
+  std::vector<KernelOutlook> Outlook;
+  for (const KernelState &K : Kernels) {
+    if (!K.Spec->Share)
+      break;
+    Outlook.push_back({*K.Spec->Share, K.Remaining, K.InFlight});
+  }
+  if (Outlook.size() == Kernels.size())
+    return kernelOrder(Outlook);
+  std::vector<size_t> Turns;
+  for (size_t I = 0; I < Kernels.size(); ++I)
+    Turns.push_back((NextKernel + I) % Kernels.size());
+  return Turns;
+}
+
 Expected<std::optional<InFlight>> SearchState::next(unsigned W) {
   std::optional<InFlight> F;
   // Each worker measures the baseline when it starts and again every
@@ -613,8 +633,9 @@ Expected<std::optional<InFlight>> SearchState::next(unsigned W) {
   }
   if (!F && !Queue.empty())
     R3_TRY(moveInto(requeued(), F));
+  std::vector<size_t> Turns = kernelTurns();
   for (size_t I = 0; !F && budgetLeft() && I < Kernels.size(); ++I) {
-    KernelState &K = Kernels[(NextKernel + I) % Kernels.size()];
+    KernelState &K = Kernels[Turns[I]];
     if (K.targetReached(C.Budget.TargetSpeedup))
       continue;
     VariantState &Recorded = K.Variants.front();
@@ -629,10 +650,11 @@ Expected<std::optional<InFlight>> SearchState::next(unsigned W) {
     if (!F)
       R3_TRY(moveInto(newVariantJob(K), F));
     if (F)
-      NextKernel = (NextKernel + I + 1) % Kernels.size();
+      NextKernel = (Turns[I] + 1) % Kernels.size();
   }
   if (F) {
     F->Worker = W;
+    ++F->Kernel->InFlight;
     F->Job.Id = F->JobId;
     if (F->Candidate)
       R3_TRY(H.setCandidateState(*F->Candidate, CandidateState::Running, W));
@@ -645,6 +667,9 @@ Error SearchState::apply(InFlight &F, const WorkerResult &R, unsigned W,
                          const std::string &WorkerDevice) {
   TimingStats S = computeStatsMs(R.Result.TimesNs);
   KernelState &K = *F.Kernel;
+  // A job lost with a dead worker stays counted: it only damps the kernel's
+  // exploration term (KernelBudget.h).
+  K.InFlight -= K.InFlight > 0;
   if (!F.Candidate) {
     if (!R.Result.Verified) {
       Notes.push_back("the baseline of " + K.Spec->Name + " failed on worker " +

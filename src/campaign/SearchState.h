@@ -77,6 +77,9 @@ struct KernelState {
   /// per-device baselines.
   report::KernelTimes Times;
   uint64_t Evaluations = 0, Failures = 0;
+  /// Its best time over its baseline after each evaluation (KernelBudget.h).
+  std::vector<double> Remaining;
+  uint64_t InFlight = 0; ///< jobs issued whose results have not come
   std::map<std::string, std::string> FileTexts;
   llm::LlmOperator *Llm = nullptr; ///< owned by Evo
   std::unique_ptr<llm::LlmContext> LlmFacts;
@@ -218,6 +221,10 @@ private:
   unsigned Workers = 1;
   unsigned RoundLeft = 1; ///< slots this dispatch round may still fill
   size_t NextKernel = 0;
+  /// The order kernels are offered the next evaluation: by expected
+  /// end-to-end gain when every kernel has a share (KernelBudget.h), else
+  /// in turns from NextKernel.
+  std::vector<size_t> kernelTurns() const;
   std::vector<std::string> Notes;
   double Started = 0;
   std::unique_ptr<llm::LlmSession> Llm;
