@@ -296,15 +296,18 @@ Error sendDurations() {
   return Error::success();
 }
 
-/// Kernels that ran in graph launches count their runs and time (the
-/// activity API's), and are not tunable; Runs is taken from GraphTimes.
+/// Kernels that ran in graph launches count their runs' time (the activity
+/// API's) and are not tunable; the runs are taken from GraphTimes. Launches
+/// stays the launches the application made (a launch captured into a graph
+/// is one), or the runs for a kernel only ever in graphs.
 void addGraphRuns(KernelStatsMsg &M) {
   auto &Times = State->GraphTimes;
   auto It = std::find_if(Times.begin(), Times.end(),
                          [&](const auto &T) { return T.first == M.Name; });
   if (It == Times.end())
     return;
-  M.Launches += It->second.first;
+  if (M.Launches == 0)
+    M.Launches = It->second.first;
   M.TimedLaunches += It->second.first;
   M.TotalNs += It->second.second;
   M.Untunable = "launched from a CUDA graph, which r3 does not record yet";
