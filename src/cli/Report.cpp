@@ -762,7 +762,10 @@ Expected<std::string> renderReport(History &H, const std::string &Format,
 }
 
 int runReport(const ParsedArgs &A) {
-  if (A.Positional.size() != 1)
+  // --app-time takes the files after it: `--app-time runs/*.json`. The
+  // first positional argument is the database, wherever it stands.
+  bool AppTimeList = A.has("--app-time");
+  if (A.Positional.empty() || (A.Positional.size() > 1 && !AppTimeList))
     return usageError("'r3 report' takes one campaign database, got " +
                           std::to_string(A.Positional.size()),
                       "report");
@@ -775,6 +778,7 @@ int runReport(const ParsedArgs &A) {
   std::vector<std::string> AppTime;
   if (auto It = A.Values.find("--app-time"); It != A.Values.end())
     AppTime = It->second;
+  AppTime.insert(AppTime.end(), A.Positional.begin() + 1, A.Positional.end());
   auto Text = renderReport(**H, *Format, AppTime);
   if (!Text)
     return fail(Text.error());
@@ -797,7 +801,8 @@ CommandSpec reportCommand() {
           "one self-contained page with charts: the best time over\n"
           "evaluations and over time, the speedup by level and by operator,\n"
           "the MAP-Elites archive, failures over time and the LLM's calls.\n"
-          "--app-time FILE... adds what the tuned kernels did inside the\n"
+          "--app-time FILE... (the files after it, or the flag repeated) adds\n"
+          "what the tuned kernels did inside the\n"
           "application: the JSON summaries of r3 run --json runs, with\n"
           "--keep-original (plain) and without (tuned), both with\n"
           "--time-kernels; medians of the application's wall time and of each\n"
@@ -807,8 +812,9 @@ CommandSpec reportCommand() {
            {"--output", "-o", Arity::Value, "FILE",
             "write the report here instead of to stdout"},
            {"--app-time", "", Arity::Value, "FILE",
-            "an r3 run --json summary (plain or tuned) to add the end-to-end "
-            "line from; may be repeated"}},
+            "r3 run --json summaries (plain and tuned) to add the end-to-end "
+            "line from: this file and the files after it (--app-time "
+            "runs/*.json); may be repeated"}},
           false,
           runReport};
 }
