@@ -188,6 +188,26 @@ std::string header(const json &J) {
   return Out + "</nav>\n</header>\n";
 }
 
+/// The application end to end, when the campaign knows its kernels' shares:
+/// the prediction, the ceiling and the measured runs, then each kernel's
+/// share and speedup.
+std::string endToEnd(const json &J) {
+  const json &E = J["end_to_end"];
+  if (!E.is_object())
+    return "";
+  Table T{{"kernel", "share of the run", "speedup"}, "tnn", {}};
+  for (const json &K : E["kernels"]) {
+    char Share[32];
+    std::snprintf(Share, sizeof(Share), "%.1f%%",
+                  K["share"].get<double>() * 100);
+    T.Rows.push_back({text(K["name"]), Share,
+                      formatSpeedup(number(K["speedup"]))});
+  }
+  return "<section id=\"end-to-end\">\n<h2>End to end</h2>\n<p>" +
+         escape(text(E["summary"])) + "</p>\n" + tableHtml(T, "end-to-end") +
+         "</section>\n";
+}
+
 std::string overview(const json &J) {
   Table T{{"kernel", "baseline", "best", "speedup", "95% CI", "evaluations",
            "verified", "failed", "LLM calls"},
@@ -666,7 +686,8 @@ Expected<std::string> reportHtml(History &H, const nlohmann::json &Report) {
   std::vector<KernelData> Kernels;
   R3_TRY(moveInto(loadKernels(H, Report, C), Kernels));
   double T0 = timeOrigin(Report, Kernels);
-  std::string Body = header(Report) + overview(Report) + campaignLlm(Report);
+  std::string Body =
+      header(Report) + endToEnd(Report) + overview(Report) + campaignLlm(Report);
   for (const KernelData &D : Kernels)
     Body += kernelSection(D, C, T0);
   Body += "<footer>written by r3 " + escape(Version) + " on " +
