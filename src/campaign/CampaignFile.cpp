@@ -9,6 +9,7 @@
 #include "campaign/Campaign.h"
 
 #include "campaign/TomlReader.h"
+#include "compile/cuda/LaunchBounds.h"
 #include "replay/LaunchRule.h"
 #include "search/Strategy.h"
 #include "search/llm/Prompt.h"
@@ -379,12 +380,7 @@ std::optional<std::string> launchBounds(Reader &R, const toml::node &N,
                                         const std::string &What) {
   std::string Text = N.is_integer() ? std::to_string(*N.value<int64_t>())
                                     : N.value<std::string>().value_or("");
-  auto Comma = Text.find(',');
-  auto T = parseUnsigned(Text.substr(0, Comma));
-  bool Good = T && *T >= 1 && *T <= 1024 &&
-              (Comma == std::string::npos ||
-               parseUnsigned(Text.substr(Comma + 1)).value_or(0) > 0);
-  if (Good)
+  if (auto B = parseLaunchBounds(Text); B && *B)
     return Text;
   R.D.at(N, What +
                 " must be \"T\" or \"T,B\" (T threads per block, 1 to "

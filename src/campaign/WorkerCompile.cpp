@@ -121,18 +121,6 @@ Expected<std::vector<uint8_t>> JobCompiler::hostBitcode(const WorkerJob &J) {
 
 #ifdef R3_HAVE_CUDA
 namespace {
-Expected<std::optional<LaunchBoundsSpec>> boundsOf(const std::string &Text) {
-  if (Text.empty())
-    return std::optional<LaunchBoundsSpec>();
-  std::vector<std::string> Parts = split(Text, ',');
-  auto T = parseUnsigned(Parts[0]);
-  std::optional<uint64_t> B = Parts.size() > 1 ? parseUnsigned(Parts[1]) : 0;
-  if (!T || !B || Parts.size() > 2)
-    return makeError("launch bounds '", Text, "': expected T or T,B");
-  return std::optional<LaunchBoundsSpec>(LaunchBoundsSpec{
-      static_cast<uint32_t>(*T), static_cast<uint32_t>(*B)});
-}
-
 /// The recorded values a specialized kernel folds in: the first launch of
 /// the candidate, with the grid its block change gives.
 Expected<Specialization> specializationOf(const WorkerJob &J,
@@ -184,7 +172,7 @@ Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &J,
   if (S.MaxRegisters)
     O.MaxRegisters = S.MaxRegisters;
   O.FastMath = S.FastMath;
-  R3_TRY(moveInto(boundsOf(S.LaunchBounds), O.Bounds));
+  R3_TRY(moveInto(parseLaunchBounds(S.LaunchBounds), O.Bounds));
   if (S.Specialize == "args" || S.Specialize == "dims") {
     Specialization Sp;
     R3_TRY(moveInto(specializationOf(J, *R), Sp));

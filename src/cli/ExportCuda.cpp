@@ -138,6 +138,9 @@ Expected<CudaCompiled> compileBest(const CudaExportInput &In,
   if (int Regs = integer(S, "max_registers", 0); Regs > 0)
     O.MaxRegisters = static_cast<uint32_t>(Regs);
   O.FastMath = S.value("fast_math", false);
+  // The bounds the best was measured with (the replay command below passes
+  // them too): a cubin without them was never measured.
+  R3_TRY(moveInto(parseLaunchBounds(text(S, "launch_bounds")), O.Bounds));
   O.NvccOptions = split(text(S, "nvcc_options"), ' ');
   O.NvccOptions.erase(std::remove(O.NvccOptions.begin(), O.NvccOptions.end(),
                                   std::string()),

@@ -25,16 +25,12 @@ Error parseBounds(const ParsedArgs &A, CudaCompileOptions &O) {
   auto V = A.value("--launch-bounds");
   if (!V)
     return Error::success();
-  std::vector<std::string> Parts = split(*V, ',');
-  auto T = Parts.empty() ? std::nullopt : parseUnsigned(Parts[0]);
-  auto B =
-      Parts.size() == 2 ? parseUnsigned(Parts[1]) : std::optional<uint64_t>(0);
-  if (Parts.size() > 2 || !T || !B || *T < 1 || *T > 1024 || *B > 1024)
+  auto B = parseLaunchBounds(*V);
+  if (!B || !*B)
     return makeError("option '--launch-bounds' expects THREADS[,BLOCKS] with "
                      "THREADS from 1 to 1024, got '",
                      *V, "'");
-  O.Bounds =
-      LaunchBoundsSpec{static_cast<uint32_t>(*T), static_cast<uint32_t>(*B)};
+  O.Bounds = *B;
   return Error::success();
 }
 } // namespace

@@ -12,7 +12,10 @@
 // recorded code at 128 threads a block, 10% more per factor of two away
 // from that and 5% more for compiled code, so a campaign has a best launch
 // to find; the timed runs follow the candidate's repetition rule. With
-// R3_REPLAY_FAKE_DELAY_MS each evaluation also takes that long.
+// R3_REPLAY_FAKE_DELAY_MS each evaluation also takes that long; with
+// R3_REPLAY_FAKE_FAST_PIPELINE=P code compiled under pipeline P is 10%
+// faster than the recorded code instead, so that a campaign's best is a
+// compiled candidate of known settings (r3 export's test).
 #pragma once
 
 #include "replay/Device.h"

@@ -7,6 +7,7 @@
 // and flags, PTX per pipeline, cubin per codegen setting).
 #pragma once
 
+#include "compile/cuda/LaunchBounds.h"
 #include "capture/Capture.h"
 #include "support/Error.h"
 
@@ -27,12 +28,6 @@ enum class CudaToolchain { Llvm, Nvrtc, Nvcc };
 const char *cudaToolchainName(CudaToolchain T);
 std::optional<CudaToolchain> parseCudaToolchain(const std::string &Name);
 
-/// __launch_bounds__(MaxThreads, MinBlocks) applied to the kernel's IR;
-/// MinBlocks 0: none.
-struct LaunchBoundsSpec {
-  uint32_t MaxThreads = 0;
-  uint32_t MinBlocks = 0;
-};
 
 /// Recorded values folded into the kernel as constants.
 struct Specialization {
