@@ -336,9 +336,18 @@ Error SearchState::applyEvaluation(KernelState &K, VariantState &V,
   const bool Ok = E.Result.Verified;
   if (!Ok)
     ++K.Failures;
+  V.FailuresInRow = Ok ? 0 : V.FailuresInRow + 1;
   if (isSourceLevel(Level)) {
     V.SourceDone = true;
-    V.Dead = !Ok;
+    // A wrong result may be the compiler's (another toolchain, pipeline or
+    // fast-math setting may verify), and so may a compile error when the
+    // campaign has another toolchain; a crash or a hang is the source's.
+    FailureKind F = E.Result.Failure;
+    bool OtherToolchain = C.Compiler.Toolchains.size() > 1;
+    bool CompilersMayDiffer =
+        F == FailureKind::WrongResult ||
+        (F == FailureKind::CompileError && OtherToolchain);
+    V.Dead = !Ok && (V.Recorded || !CompilersMayDiffer);
     V.CompileReport = compileReport(E.Result);
     noteFailure(K, V, E.Result);
     for (const search::DescriptorAxis &A : C.Source.Descriptors)
@@ -355,6 +364,8 @@ Error SearchState::applyEvaluation(KernelState &K, VariantState &V,
     V.BestMs = Ms;
     V.BestCandidate = CandidateId;
   }
+  if (!V.BestMs && V.FailuresInRow >= RetireAfterFailures)
+    V.Dead = true; // its settings keep failing: retired
   if (Ok) { // the kernel's best and speedup: the report's rule
     report::Estimate T{E.MedianMs, E.CiLoMs, E.CiHiMs};
     if (Level == "baseline")

@@ -29,6 +29,10 @@ namespace r3 {
 class CaptureReader;
 
 /// One source variant of a kernel and its inner loop.
+/// Failed evaluations in a row after which a variant that never verified is
+/// retired (VariantState::FailuresInRow).
+inline constexpr unsigned RetireAfterFailures = 4;
+
 struct VariantState {
   int64_t Id = 0;
   bool Recorded = false; ///< the recorded code (no source)
@@ -47,6 +51,14 @@ struct VariantState {
   std::deque<search::Point> Proposed;
   std::optional<int64_t> SourceCandidate; ///< default settings
   bool SourceDone = false, Dead = false, Reported = false;
+  /// Its evaluations that failed since its last verified one. Whether a
+  /// variant verifies can depend on the compiler (FMA contraction, fast
+  /// math, the order of float atomics), so a wrong result under its default
+  /// settings (or a compile error, when the campaign has another toolchain)
+  /// does not end it: it is retired once RetireAfterFailures of its
+  /// evaluations in a row have failed without any ever verifying. A crash
+  /// or a hang under its default settings ends it at once, as before.
+  unsigned FailuresInRow = 0;
   std::optional<double> BestMs;
   std::optional<int64_t> BestCandidate;
   std::vector<double> Descriptor;
