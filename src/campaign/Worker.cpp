@@ -7,6 +7,7 @@
 // is a result (ServerClient restarts it); a worker whose coordinator
 // disappears kills its servers and exits.
 #include "campaign/Worker.h"
+#include "support/Clock.h"
 
 #include "campaign/WorkerCompile.h"
 #include "capture/CaptureReader.h"
@@ -37,11 +38,6 @@ namespace r3 {
 
 namespace {
 namespace fs = std::filesystem;
-
-double msSince(std::chrono::steady_clock::time_point T) {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now() - T).count();
-}
 
 /// A blocking queue closed once its producer is done.
 template <typename T> class Queue {

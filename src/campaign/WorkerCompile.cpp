@@ -5,6 +5,7 @@
 // that the front-end stage's cache key, which includes the path, is the
 // same for every worker and every resume of a campaign.
 #include "campaign/WorkerCompile.h"
+#include "support/Clock.h"
 
 #include "capture/CaptureReader.h"
 #include "compile/host/HostJit.h"
@@ -32,11 +33,6 @@ namespace r3 {
 
 namespace {
 namespace fs = std::filesystem;
-
-double msSince(std::chrono::steady_clock::time_point T) {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now() - T).count();
-}
 
 /// Everything that determines a job's code, as one key.
 std::string codeKey(const WorkerJob &J) {

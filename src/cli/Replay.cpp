@@ -3,6 +3,7 @@
 // the server (a child process, ServerClient.h) compiles and runs each launch,
 // and this file prints its results: a table, or one JSON object per launch.
 #include "cli/Replay.h"
+#include "support/Clock.h"
 #include "capture/CaptureReader.h"
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
@@ -388,12 +389,6 @@ void Printer::print(const std::string &Kernel, const SelectedLaunch &Launch,
     printTableRow(J);
   }
   std::fflush(stdout);
-}
-
-double msSince(std::chrono::steady_clock::time_point Start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - Start)
-      .count();
 }
 
 } // namespace replay

@@ -67,7 +67,6 @@ struct Printer {
              const json &Extra = json::object());
 };
 
-double msSince(std::chrono::steady_clock::time_point Start);
 } // namespace replay
 
 /// Checks the options of a CUDA replay (a usage error when they are wrong).

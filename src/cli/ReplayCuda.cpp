@@ -12,6 +12,7 @@
 #include "replay/LaunchRule.h"
 #include "replay/ServerClient.h"
 #include "replay/Stats.h"
+#include "support/Clock.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
 #include "support/StringUtil.h"

@@ -13,6 +13,7 @@
 // so that a launch-only variant compiles nothing and a pipeline variant
 // reuses the front end.
 #include "compile/Isolate.h"
+#include "support/Clock.h"
 #include "compile/cuda/CompileCache.h"
 #include "compile/cuda/Stages.h"
 #include "support/Sha256.h"
@@ -35,11 +36,6 @@ namespace {
 
 using namespace cuda;
 using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point Start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - Start)
-      .count();
-}
 
 std::string keyOf(const std::vector<std::string> &Parts) {
   Sha256 H;

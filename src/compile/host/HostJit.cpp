@@ -10,6 +10,7 @@
 // multiplies and adds (llvm.fmuladd) that the application computed unfused,
 // and a replay would no longer reproduce the recorded floating-point results.
 #include "compile/host/HostJit.h"
+#include "support/Clock.h"
 
 #include "compile/Pipeline.h"
 #include "compile/host/HostTrampoline.h"
@@ -48,11 +49,6 @@ r3::Error fromLlvm(llvm::Error E) {
 }
 
 using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point Start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - Start)
-      .count();
-}
 
 uint64_t countInstructions(const Module &M) {
   uint64_t N = 0;

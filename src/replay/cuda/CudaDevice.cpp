@@ -20,6 +20,7 @@
 // crashed and that the device is lost, and the server exits after sending
 // it.
 #include "replay/cuda/CudaDevice.h"
+#include "support/Clock.h"
 
 #include "capture/CaptureReader.h"
 #include "capture/KernelLookup.h"
@@ -40,10 +41,6 @@ namespace r3 {
 namespace {
 using namespace r3::cuda;
 using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point T) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - T).count();
-}
 
 /// The timed runs of a candidate's launches, summed per repetition: the
 /// first launch decides how many there are (its rule may stop early), the

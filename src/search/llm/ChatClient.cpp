@@ -14,6 +14,7 @@
 // because they hold what the server sent, and results end up in the history
 // and in reports.
 #include "search/llm/ChatClient.h"
+#include "support/Clock.h"
 
 #include "search/llm/ChatProtocol.h"
 #include "support/StringUtil.h"
@@ -38,10 +39,6 @@ using Clock = std::chrono::steady_clock;
 double epochSeconds() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-double millisecondsSince(Clock::time_point T) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - T).count();
 }
 
 /// curl_global_init is not thread-safe and must run once per process.
@@ -305,7 +302,7 @@ ChatResult ChatClient::Impl::resultOf(const Call &C, CallOutcome O) const {
   R.Attempts = C.Attempts;
   R.Started = C.Started;
   R.Finished = epochSeconds();
-  R.LatencyMs = millisecondsSince(C.Submitted);
+  R.LatencyMs = msSince(C.Submitted);
   return R;
 }
 
