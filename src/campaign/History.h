@@ -5,9 +5,10 @@
 // from it alone. The schema carries `PRAGMA user_version` and is migrated
 // forward on open; docs/history-schema.md documents it for sqlite3 users.
 //
-// This is the only file that calls SQLite (the design brief's rule of one
-// wrapper per C API); SQLite's own error text becomes the error message,
-// prefixed with the database's path.
+// This is the only file that calls SQLite (one wrapper per C API, so that
+// every SQLite error reads the same and one place owns its quirks); SQLite's
+// own error text becomes the error message, prefixed with the database's
+// path.
 #pragma once
 
 #include "replay/Candidate.h"

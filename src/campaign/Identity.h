@@ -1,5 +1,5 @@
-// A candidate's identity: a hash of everything that determines its result
-// (the design brief's decision 4) — the kernel and its capture, the source
+// A candidate's identity: a hash of everything that determines its result,
+// so that nothing is compiled or measured twice — the kernel and its capture, the source
 // text and defines, the compiler and launch settings, the backend and the
 // device. The history holds it UNIQUE, so no candidate is evaluated twice,
 // across restarts too.

@@ -1,7 +1,9 @@
 // The protocol between a campaign's coordinator and its workers. A worker
 // owns replay servers (one per capture) and the source front end; the
 // coordinator owns the search and the history and never touches a device
-// (the design brief's decision 5). Messages are independent of their
+// (a faulting or hung candidate then kills a replay server, never the
+// campaign, and MPI, which cannot survive a dead rank, never runs one).
+// Messages are independent of their
 // transport: each is a type, a JSON header and bulk bytes, framed by
 // encodeMessage/decodeMessage; a pipe carries them between processes on one
 // node, and a later transport (MPI) can carry the same bytes between nodes.

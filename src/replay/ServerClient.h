@@ -3,7 +3,8 @@
 // candidate that kills its server (a fault, a runaway loop killed at its
 // deadline) is a result, Crashed or Timeout; the next candidate starts a fresh
 // server. The client never loads the capture's code itself: whatever the
-// candidate does happens in the child (the design brief's decision 5).
+// candidate does happens in the child, so that a fault or a hang kills that
+// child alone.
 #pragma once
 
 #include "capture/CaptureReader.h"

@@ -1,6 +1,7 @@
 // Verification: does a candidate compute what the recorded launch computed?
 //
-// The rules (the design brief's decision 7: strict by default):
+// The rules (strict by default: a candidate that is fast and wrong must
+// never win, so a tolerance is only what the user sets):
 //  - Every region the original launch changed is an output: it must match the
 //    recorded post-state. By default bitwise. With a tolerance the region is
 //    read as an array of the element type the user names (f32 or f64; bytes

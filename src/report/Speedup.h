@@ -5,8 +5,9 @@
 // page, `r3 run --use` (through export) and the campaign's search state all
 // ask KernelTimes, so that a campaign stops on the speedup the report shows.
 //
-// The rule (design brief, decision 8: a speedup is a ratio taken side by
-// side, the baseline re-measured on the worker that times candidates):
+// The rule (a speedup is a ratio taken side by side, the baseline
+// re-measured on the worker that times candidates, since clocks and other
+// jobs drift between machines and over a campaign's days):
 //
 // - Baseline measurements are the kernel's `baselines` rows; where it has
 //   none (histories of older r3 versions), its verified, timed

@@ -15,8 +15,8 @@
 // inside cuInit). At exit the activity buffers are flushed and the durations
 // (or, with --list, the kernel list) go out with the Done frame, or the
 // reason why the capture cannot be complete goes out as a Failure frame. The
-// library links CUPTI, the driver and the C/C++ runtimes only (DESIGN
-// decision 2).
+// library links CUPTI, the driver and the C/C++ runtimes only: it runs inside
+// the application, which may link its own HDF5, LLVM or MPI.
 #include "record/cuda/Injector.h"
 
 #include "record/Messages.h"

@@ -1,4 +1,5 @@
-// Device memory for a replay (the design brief's decision 3): each planned
+// Device memory for a replay, at the recorded addresses where the driver
+// allows (device memory holds pointers; relocation is the fallback): each planned
 // span is reserved with cuMemAddressReserve at its recorded address as a
 // hint, backed by cuMemCreate and mapped read-write. The driver honours such
 // a hint only inside the address arena it reserved for itself at start-up,

@@ -1,7 +1,7 @@
 // Recorded memory at its recorded addresses. Host kernels hold pointers (to
 // their arguments' buffers, inside linked structures), so the replay server
-// maps every region where the application had it (the design brief's
-// decision 3, for the CPU). The whole address range a capture needs is
+// maps every region where the application had it, so that the pointers
+// inside them stay valid without rewriting. The whole address range a capture needs is
 // reserved once, before the JIT or the allocator can take any of it; each
 // launch then commits the pages of its own regions and returns them after.
 #pragma once

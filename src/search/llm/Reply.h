@@ -1,5 +1,6 @@
 // What an LLM reply becomes: a kernel source, or the reason it is not one.
-// Replies are untrusted (the design brief, decision 9). A reply is either a
+// Replies are untrusted: a model's text is compiled as device code only and
+// checked before anything runs it. A reply is either a
 // whole source in a fenced code block or SEARCH/REPLACE blocks applied to the
 // parent's text (the two forms OpenEvolve and Aider use); either way the
 // result must still define the kernel with the parent's signature, must not
