@@ -4,6 +4,7 @@
 // Live and resumed results go through the same code (applyEvaluation), so a
 // resumed search is the search that was running.
 #include "campaign/SearchState.h"
+#include "support/FileUtil.h"
 
 #include "campaign/KernelBudget.h"
 
@@ -50,12 +51,7 @@ bool isSourceLevel(const std::string &Level) {
 }
 
 Expected<std::string> readText(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return makeError(Path, ": cannot read the source file");
-  std::stringstream S;
-  S << In.rdbuf();
-  return S.str();
+  return readWholeFile(Path, "source file");
 }
 
 std::string genomeJson(const search::SourceGenome &G) {

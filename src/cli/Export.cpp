@@ -102,15 +102,6 @@ Error checkBest(const KernelSummary &K, const std::string &History) {
                    "' has no verified candidate yet (", Why, ")");
 }
 
-Expected<std::string> readFile(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return makeError(Path, ": cannot read the kernel's source file");
-  std::ostringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
 /// The index of the genome's file ({"file":N,...}); 0 when it has none.
 size_t genomeFile(const VariantRow &V) {
   json J = json::parse(V.GenomeJson, nullptr, false);
@@ -139,7 +130,7 @@ Expected<std::string> originalText(History &H, const BestOf &B) {
   }
   if (B.KSpec->Source.empty())
     return std::string();
-  return readFile(B.KSpec->Source);
+  return readWholeFile(B.KSpec->Source, "kernel's source file");
 }
 
 Expected<BestOf> loadBest(History &H, const ExportPlan &P) {

@@ -34,15 +34,6 @@ namespace r3::cli {
 namespace {
 namespace fs = std::filesystem;
 
-Expected<std::string> readText(const std::string &Path, const char *What) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return makeError(Path, ": cannot read ", What);
-  std::ostringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
 /// Where a campaign's chain keeps its files: beside its database.
 struct ChainFiles {
   std::string Campaign, Database, Dir, Script, Jobs, Stop, Log;
@@ -318,7 +309,7 @@ Expected<SubmitPlan> submitPlan(const ParsedArgs &A, const Campaign &C) {
 
 Expected<std::string> batchScript(const SubmitPlan &P, const ChainFiles &F) {
   std::string Text;
-  R3_TRY(moveInto(readText(P.Template, "the batch template"), Text));
+  R3_TRY(moveInto(readWholeFile(P.Template, "batch template"), Text));
   auto Words = [](const std::vector<std::string> &Ws) {
     std::string Out;
     for (const std::string &W : Ws)

@@ -16,12 +16,8 @@ namespace fs = std::filesystem;
 namespace r3 {
 
 std::optional<std::string> readFileBytes(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return std::nullopt;
-  std::ostringstream S;
-  S << In.rdbuf();
-  return S.str();
+  auto Bytes = readWholeFile(Path, "file");
+  return Bytes ? std::optional<std::string>(std::move(*Bytes)) : std::nullopt;
 }
 
 std::string CompileCache::pathOf(const std::string &Stage,

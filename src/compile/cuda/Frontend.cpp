@@ -76,11 +76,10 @@ std::vector<std::string> clangArgv(const CudaCompileOptions &O,
   return Argv;
 }
 
+/// A file the compiler child wrote; empty when it wrote none.
 std::string readWhole(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  std::ostringstream S;
-  S << In.rdbuf();
-  return S.str();
+  auto Text = readWholeFile(Path, "compiler output");
+  return Text ? std::move(*Text) : std::string();
 }
 
 /// The prerequisites of a Make rule as clang writes it: "out: a b \

@@ -10,6 +10,7 @@
 // The kernel is then found among the cubin's entries by the same rule as
 // the other toolchains', and ptxas's -v report gives its resources.
 #include "compile/cuda/Stages.h"
+#include "support/FileUtil.h"
 
 #include "record/cuda/CubinSymbols.h"
 #include "support/Process.h"
@@ -48,11 +49,9 @@ std::vector<std::string> nvccArgv(const CudaCompileOptions &O,
 }
 
 std::vector<uint8_t> readBytes(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  std::ostringstream S;
-  S << In.rdbuf();
-  std::string Text = S.str();
-  return std::vector<uint8_t>(Text.begin(), Text.end());
+  auto Text = readWholeFile(Path, "cubin nvcc wrote");
+  return Text ? std::vector<uint8_t>(Text->begin(), Text->end())
+              : std::vector<uint8_t>();
 }
 } // namespace
 
