@@ -22,7 +22,9 @@
 // aside, the application's own kernel runs on them (launched by the library)
 // and its outputs are kept, the inputs are restored, the tuned kernel runs,
 // and every allocation must then match under the campaign's tolerance; a
-// mismatch stops the process with what differed.
+// mismatch stops the process with what differed. With --time-kernels such a
+// launch's time is the tuned kernel's: a kernel that started before the
+// check was done is the check's run of the original, and is not counted.
 #include "record/cuda/InjectUse.h"
 #include "record/UsePlan.h"
 #include "record/cuda/CubinSymbols.h"
@@ -120,7 +122,16 @@ struct User {
   /// Taken alone by CUPTI's activity thread; never held across a driver
   /// call (a buffer may complete inside any).
   std::mutex TimedLock;
-  std::unordered_map<uint32_t, TunedKernel *> Timed; ///< by correlation id
+  /// A launch whose kernel time --time-kernels adds up, by correlation id.
+  /// A verified launch first runs the application's own kernel from inside
+  /// the launch's callback; its activity record may carry the launch's
+  /// correlation id, so only a kernel that started at NotBefore or later
+  /// (once that check was done) is the tuned code's.
+  struct TimedLaunch {
+    TunedKernel *Kernel = nullptr;
+    uint64_t NotBefore = 0; ///< CUPTI timestamp, ns
+  };
+  std::unordered_map<uint32_t, TimedLaunch> Timed;
 };
 
 User *U = nullptr;
@@ -401,7 +412,7 @@ void onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
     return; // a graph being captured keeps the application's code
   if (U->Plan.TimeKernels) {
     std::lock_guard<std::mutex> T(U->TimedLock);
-    U->Timed[Data.correlationId] = &K;
+    U->Timed[Data.correlationId] = {&K, 0};
   }
   if (U->Plan.KeepOriginal) {
     ++K.Launches;
@@ -432,6 +443,13 @@ void onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
       stopOnMismatch(K, Ordinal,
                      "it could not be checked: " + Check.error().message());
     Current.Check = std::move(*Check);
+    if (U->Plan.TimeKernels) { // time the tuned code, not the check's run
+      uint64_t Now = 0;
+      cuptiGetTimestamp(&Now);
+      std::lock_guard<std::mutex> T(U->TimedLock);
+      if (auto It = U->Timed.find(Data.correlationId); It != U->Timed.end())
+        It->second.NotBefore = Now;
+    }
   }
   for (const GlobalPair &G : Code.Globals)
     cuMemcpyDtoDAsync(G.Tuned, G.App, G.Size, C.Stream);
@@ -498,10 +516,11 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t,
         continue;
       const auto &R = *reinterpret_cast<CUpti_ActivityKernel10 *>(Record);
       auto It = U->Timed.find(R.correlationId);
-      if (It == U->Timed.end())
-        continue;
-      It->second->KernelNs += R.end > R.start ? R.end - R.start : 0;
-      ++It->second->Timed;
+      if (It == U->Timed.end() || R.start < It->second.NotBefore)
+        continue; // not timed, or the verification's run of the original
+      TunedKernel &K = *It->second.Kernel;
+      K.KernelNs += R.end > R.start ? R.end - R.start : 0;
+      ++K.Timed;
       U->Timed.erase(It);
     }
   }
