@@ -114,6 +114,10 @@ def one_app(args, name, folder, command):
     target = e_trace[-1] if e_trace else 1
     reach = next((i + 1 for i, v in enumerate(a_trace) if v >= target - 1e-9),
                  None)
+    for arm in (amd, even):  # the captures are large and not results
+        for f in os.listdir(arm):
+            if f.endswith(".h5"):
+                os.remove(os.path.join(arm, f))
     return {"name": name, "covered": covered,
             "ceiling": profile["ceiling"]["if_free"],
             "amdahl": {"wall": wall, "evaluations": len(a_trace),

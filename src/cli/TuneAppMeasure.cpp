@@ -1,6 +1,7 @@
 // The end of `r3 tune --app`: the application run end to end, with its own
-// kernels and with the tuned ones, alternating, so that drift in the machine
-// (clocks, other jobs) falls on both alike. Both arms run under `r3 run
+// kernels and with the tuned ones, in alternating pairs whose order also
+// alternates, so that drift in the machine (clocks, other jobs) and the
+// advantage of running first or second fall on both arms alike. Both arms run under `r3 run
 // --use` (the original arm with --keep-original), so that they carry the
 // same machinery and differ only in the kernels' code. Each run is stored in
 // the history (app_runs), and the measured speedup is printed beside the one
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -60,12 +62,18 @@ Expected<AppRunRow> runOnce(const AppPlan &P, const std::string &Variant,
   return R;
 }
 
-/// The measured runs, stored one by one so that a stop loses none.
+/// The measured runs, stored one by one so that a stop loses none. One
+/// unstored run first warms the file cache and the GPU; then each pair runs
+/// in the order the pair before did not (original-tuned, tuned-original, ...),
+/// so that whatever favours the first or the second run of a pair falls on
+/// both arms alike.
 Error measureRuns(const AppPlan &P, History &H) {
   std::error_code Ec;
   fs::create_directories(fs::path(P.OutDir) / "measure", Ec);
+  R3_TRY(runOnce(P, "original", 0).takeError().context("the warm-up run"));
   for (unsigned I = 0; I < P.MeasureRuns; ++I)
-    for (const char *Variant : {"original", "tuned"}) {
+    for (const char *Variant : I % 2 ? std::array{"tuned", "original"}
+                                     : std::array{"original", "tuned"}) {
       auto R = runOnce(P, Variant, I);
       if (!R)
         return R.takeError();

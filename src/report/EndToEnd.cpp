@@ -25,21 +25,14 @@ std::string times(double V) {
 }
 
 void addRuns(EndToEnd &E, const std::vector<AppRunRow> &Runs) {
+  for (const AppRunRow &R : Runs)
+    if (R.ExitCode == 0 && R.WallSeconds > 0)
+      (R.Variant == "original" ? E.Original : E.Tuned)
+          .push_back(R.WallSeconds);
+  // The k-th run of each arm make a pair (whichever ran first in it).
   std::vector<double> Ratios;
-  std::optional<double> Pending; // an original run waiting for its pair
-  for (const AppRunRow &R : Runs) {
-    if (R.ExitCode != 0 || !(R.WallSeconds > 0))
-      continue;
-    if (R.Variant == "original") {
-      E.Original.push_back(R.WallSeconds);
-      Pending = R.WallSeconds;
-    } else {
-      E.Tuned.push_back(R.WallSeconds);
-      if (Pending)
-        Ratios.push_back(*Pending / R.WallSeconds);
-      Pending.reset();
-    }
-  }
+  for (size_t I = 0; I < std::min(E.Original.size(), E.Tuned.size()); ++I)
+    Ratios.push_back(E.Original[I] / E.Tuned[I]);
   if (Ratios.empty())
     return;
   E.Measured = median(Ratios);

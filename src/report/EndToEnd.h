@@ -33,8 +33,8 @@ struct EndToEnd {
   double Predicted = 1;            ///< Amdahl over Kernels
   double Ceiling = 1;              ///< if they took no time
   /// The measured runs' wall times, and the speedup: the median of the
-  /// ratios of each original run to the tuned run after it, with their
-  /// smallest and largest.
+  /// ratios of each arm's k-th run (a pair), with their smallest and
+  /// largest.
   std::vector<double> Original, Tuned;
   std::optional<double> Measured, MeasuredLo, MeasuredHi;
   bool known() const { return !Kernels.empty(); }
