@@ -52,8 +52,8 @@ void header(std::ostream &O, const AppCampaignSpec &S) {
   const ProfileModel &P = S.Profile;
   O << "# Written by r3 tune --app for: " << join(P.Command, " ") << "\n"
     << "# Profile: " << fixed(P.WallSeconds, "%.3f") << " s wall, "
-    << fixed(P.KernelSeconds, "%.3f") << " s in kernels; the "
-    << P.Tunable << " kernels r3 can tune take " << pct(P.TunableShare)
+    << fixed(P.KernelSeconds, "%.3f") << " s in kernels; the " << P.Tunable
+    << " kernels r3 can tune take " << pct(P.TunableShare)
     << " of the run:\n#   at most "
     << (std::isfinite(P.CeilingFree) ? fixed(P.CeilingFree, "%.2fx")
                                      : std::string("unbounded"))
@@ -84,8 +84,8 @@ void sourceKeys(std::ostream &O, const AppKernel &K, Backend B) {
       << "). Add source = \"...\" to tune its source too.\n";
     return;
   }
-  O << "# Source: the definition at " << K.Source->File << ":"
-    << K.Source->Line << ".\n"
+  O << "# Source: the definition at " << K.Source->File << ":" << K.Source->Line
+    << ".\n"
     << "source = " << quoted(K.Source->File) << "\n";
   if (!K.Database.empty())
     O << "# Its flags: the application's own, from the build's compilation "
@@ -165,8 +165,7 @@ std::vector<uint32_t> blockChoices(const Dim3 &Recorded) {
   std::vector<uint32_t> Out;
   for (uint32_t V : {Recorded[0] / 4, Recorded[0] / 2, Recorded[0],
                      Recorded[0] * 2, Recorded[0] * 4})
-    if (V >= 32 && V <= 1024 && V % 32 == 0 &&
-        (Out.empty() || Out.back() != V))
+    if (V >= 32 && V <= 1024 && V % 32 == 0 && (Out.empty() || Out.back() != V))
       Out.push_back(V);
   return Out.size() > 1 ? Out : std::vector<uint32_t>{};
 }

@@ -108,9 +108,8 @@ bool isGlobal(const std::string &T, size_t Pos) {
 }
 
 bool sourceFile(const fs::path &P) {
-  static const std::set<std::string> Ext = {".c",   ".cc", ".cpp", ".cxx",
-                                            ".cu",  ".h",  ".hpp", ".cuh",
-                                            ".hxx", ".inl"};
+  static const std::set<std::string> Ext = {
+      ".c", ".cc", ".cpp", ".cxx", ".cu", ".h", ".hpp", ".cuh", ".hxx", ".inl"};
   return Ext.count(P.extension().string()) != 0;
 }
 } // namespace
@@ -152,7 +151,8 @@ std::vector<size_t> definitionLines(const std::string &Text,
   for (size_t At = T.find(Name); At != std::string::npos;
        At = T.find(Name, At + 1)) {
     size_t End = At + Name.size();
-    if ((At > 0 && identChar(T[At - 1])) || (End < T.size() && identChar(T[End])))
+    if ((At > 0 && identChar(T[At - 1])) ||
+        (End < T.size() && identChar(T[End])))
       continue;
     size_t Open = T.find_first_not_of(" \t\r\n", End);
     if (Open == std::string::npos || T[Open] != '(')
@@ -186,8 +186,7 @@ Expected<SourceTree> treeUnder(const std::string &Dir) {
       T.Files.push_back(fs::absolute(It->path()).lexically_normal().string());
   }
   if (Ec)
-    return makeError("cannot read the source tree '", Dir,
-                     "': ", Ec.message());
+    return makeError("cannot read the source tree '", Dir, "': ", Ec.message());
   std::sort(T.Files.begin(), T.Files.end());
   return T;
 }
@@ -227,9 +226,8 @@ std::optional<std::string> findDatabase(const std::string &Dir) {
   return std::nullopt;
 }
 
-Expected<std::optional<Definition>> findDefinition(const SourceTree &Tree,
-                                                   const std::string &Name,
-                                                   bool Global) {
+Expected<std::optional<Definition>>
+findDefinition(const SourceTree &Tree, const std::string &Name, bool Global) {
   std::vector<Definition> Found;
   for (const std::string &F : Tree.Files) {
     auto Text = readWholeFile(F, "source file");

@@ -48,8 +48,7 @@ std::optional<std::string> findDatabase(const std::string &Dir);
 
 /// The one file that defines Name in Tree, none when no file does; an error
 /// naming both places when two do.
-Expected<std::optional<Definition>> findDefinition(const SourceTree &Tree,
-                                                   const std::string &Name,
-                                                   bool Global);
+Expected<std::optional<Definition>>
+findDefinition(const SourceTree &Tree, const std::string &Name, bool Global);
 
 } // namespace r3::app

@@ -33,10 +33,10 @@ struct ProfileModel {
   double WallSeconds = 0, KernelSeconds = 0;
   uint64_t Launches = 0;
   std::vector<KernelShare> Kernels;
-  size_t Tunable = 0;       ///< how many kernels r3 can tune
-  double TunableShare = 0;  ///< their summed share of the run
-  double CeilingFree = 1;   ///< end to end if they took no time
-  double Speedup = 1.5;     ///< the per-kernel speedup of the second ceiling
+  size_t Tunable = 0;      ///< how many kernels r3 can tune
+  double TunableShare = 0; ///< their summed share of the run
+  double CeilingFree = 1;  ///< end to end if they took no time
+  double Speedup = 1.5;    ///< the per-kernel speedup of the second ceiling
   double CeilingAtSpeedup = 1;
 };
 

@@ -13,9 +13,9 @@ Expected<int64_t> History::addAppRun(const AppRunRow &R) {
   Statement S(Db, Path, "adding a run of the application");
   R3_TRY(S.prepare("INSERT INTO app_runs (at, variant, wall_s, exit_code, "
                    "command) VALUES (?, ?, ?, ?, ?)"));
-  R3_TRY(S.bind(R.At, R.Variant, R.WallSeconds, int64_t(R.ExitCode),
-                R.CommandJson)
-             .run());
+  R3_TRY(
+      S.bind(R.At, R.Variant, R.WallSeconds, int64_t(R.ExitCode), R.CommandJson)
+          .run());
   return sqlite3_last_insert_rowid(Db);
 }
 

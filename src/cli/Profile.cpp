@@ -6,12 +6,12 @@
 // launches, total and mean time, share of the kernels' time and of the run,
 // and whether r3 can tune it (or why not). `--format json` prints the same
 // for scripts; the application's own output goes to stderr.
+#include "cli/Profile.h"
+#include "app/ProfileModel.h"
 #include "cli/Args.h"
 #include "cli/Command.h"
 #include "cli/Diagnostics.h"
 #include "cli/Installed.h"
-#include "cli/Profile.h"
-#include "app/ProfileModel.h"
 #include "record/Profile.h"
 #include "support/StringUtil.h"
 
@@ -50,18 +50,18 @@ void printProfile(const app::ProfileModel &M) {
               M.Tunable, M.Tunable == 1 ? "" : "s",
               percent(M.TunableShare).c_str(), times(M.CeilingFree).c_str(),
               times(M.CeilingAtSpeedup).c_str(), M.Speedup);
-  std::printf("run: %.3f s wall, %.3f s in %zu kernel%s (%s of the run), "
-              "%llu launches\n\n",
-              M.WallSeconds, M.KernelSeconds, M.Kernels.size(),
-              M.Kernels.size() == 1 ? "" : "s",
-              percent(M.WallSeconds > 0 ? M.KernelSeconds / M.WallSeconds : 0)
-                  .c_str(),
-              static_cast<unsigned long long>(M.Launches));
+  std::printf(
+      "run: %.3f s wall, %.3f s in %zu kernel%s (%s of the run), "
+      "%llu launches\n\n",
+      M.WallSeconds, M.KernelSeconds, M.Kernels.size(),
+      M.Kernels.size() == 1 ? "" : "s",
+      percent(M.WallSeconds > 0 ? M.KernelSeconds / M.WallSeconds : 0).c_str(),
+      static_cast<unsigned long long>(M.Launches));
   int W = 6;
   for (const app::KernelShare &K : M.Kernels)
     W = std::max(W, static_cast<int>(K.Display.size()));
-  std::printf("%-*s  %10s  %11s  %11s  %8s  %7s  %s\n", W, "kernel",
-              "launches", "total ms", "mean us", "kernels", "run", "tunable");
+  std::printf("%-*s  %10s  %11s  %11s  %8s  %7s  %s\n", W, "kernel", "launches",
+              "total ms", "mean us", "kernels", "run", "tunable");
   for (const app::KernelShare &K : M.Kernels)
     std::printf("%-*s  %10llu  %11.3f  %11.1f  %8s  %7s  %s\n", W,
                 K.Display.c_str(), static_cast<unsigned long long>(K.Launches),

@@ -66,8 +66,8 @@ Expected<ExitStatus> runSelf(const std::vector<std::string> &Args,
     fs::remove(Stdout, Ec);
     R3_TRY(O.open(Stdout));
   }
-  auto Pid = spawnProgram(selfExecutable(), Argv, {},
-                          O.Fd >= 0 ? O.Fd : L.Fd, L.Fd);
+  auto Pid =
+      spawnProgram(selfExecutable(), Argv, {}, O.Fd >= 0 ? O.Fd : L.Fd, L.Fd);
   if (!Pid)
     return Pid.takeError();
   return waitForProgram(*Pid);
@@ -165,16 +165,15 @@ Expected<app::Selection> chooseKernels(const app::ProfileModel &M,
 Expected<uint64_t> recordKernels(const AppPlan &P, const app::Selection &S) {
   uint64_t Fewest = UINT64_MAX;
   std::vector<std::string> Args = {
-      "record", "--backend",
-      P.Run.Source == Backend::Cuda ? "cuda" : "host"};
+      "record", "--backend", P.Run.Source == Backend::Cuda ? "cuda" : "host"};
   for (const app::KernelShare &K : S.Chosen) {
     Fewest = std::min(Fewest, K.Launches);
     Args.insert(Args.end(), {"-k", exactPattern(K.Name)});
   }
   uint64_t Launch = app::representativeLaunch(Fewest);
   std::string Capture = (fs::path(P.OutDir) / "app.h5").string();
-  Args.insert(Args.end(), {"--launch", std::to_string(Launch), "-o", Capture,
-                           "--"});
+  Args.insert(Args.end(),
+              {"--launch", std::to_string(Launch), "-o", Capture, "--"});
   Args.insert(Args.end(), P.Run.Argv.begin(), P.Run.Argv.end());
   std::string Log = (fs::path(P.OutDir) / "record.log").string();
   auto S2 = runSelf(Args, Log);
@@ -190,12 +189,12 @@ Expected<uint64_t> recordKernels(const AppPlan &P, const app::Selection &S) {
 Error checkDeterminism(const AppPlan &P, app::AppKernel &K) {
   std::string Log = (fs::path(P.OutDir) / "determinism.log").string();
   std::string Json = (fs::path(P.OutDir) / "determinism.json").string();
-  std::string Cmd = "r3 replay app.h5 --kernel " + K.Profile.Name +
-                    " --check-determinism 5";
-  auto S = runSelf({"replay", (fs::path(P.OutDir) / "app.h5").string(),
-                    "--kernel", K.Profile.Name, "--check-determinism", "5",
-                    "--format", "json"},
-                   Log, Json);
+  std::string Cmd =
+      "r3 replay app.h5 --kernel " + K.Profile.Name + " --check-determinism 5";
+  auto S =
+      runSelf({"replay", (fs::path(P.OutDir) / "app.h5").string(), "--kernel",
+               K.Profile.Name, "--check-determinism", "5", "--format", "json"},
+              Log, Json);
   if (!S)
     return S.takeError();
   auto Text = readWholeFile(Json, "determinism check");
@@ -213,17 +212,16 @@ Error checkDeterminism(const AppPlan &P, app::AppKernel &K) {
     K.Verify = split(N.substr(At + Mark.size()), ',');
     for (std::string &L : K.Verify)
       L = trim(L);
-    K.VerifyWhy = "The recorded code's outputs vary from run to run (" +
-                  N.substr(0, At) +
-                  "):\n# the tightest tolerance that covers that spread (`" +
-                  Cmd + "`).";
+    K.VerifyWhy =
+        "The recorded code's outputs vary from run to run (" + N.substr(0, At) +
+        "):\n# the tightest tolerance that covers that spread (`" + Cmd + "`).";
     return Error::success();
   }
   if (!J.value("verified", false))
     return makeError("the recorded code of ", K.Profile.Display,
                      " does not reproduce its recorded outputs: ",
-                     J.value("message", std::string("(no message)")),
-                     "; see ", Log);
+                     J.value("message", std::string("(no message)")), "; see ",
+                     Log);
   K.Verify = {"tolerance = \"exact\""};
   K.VerifyWhy = "The recorded code gave the recorded outputs bit for bit in "
                 "5 runs (`" +
@@ -249,9 +247,8 @@ Error findSource(const AppPlan &P, const app::SourceTree &Tree,
   if (std::find(Db->Files.begin(), Db->Files.end(), K.Source->File) ==
       Db->Files.end())
     return makeError(P.Database, " has no entry for ", K.Source->File,
-                     ", where kernel ", K.Profile.Display,
-                     " is defined (line ", K.Source->Line,
-                     "): is it the build of this application?");
+                     ", where kernel ", K.Profile.Display, " is defined (line ",
+                     K.Source->Line, "): is it the build of this application?");
   K.Database = P.Database;
   return Error::success();
 }
@@ -274,11 +271,11 @@ studyKernels(const AppPlan &P, const app::Selection &S, uint64_t Launch) {
       K.VerifyWhy = "Host kernels replay deterministically: outputs must "
                     "match the recording bit\n# for bit.";
     }
-    std::fprintf(stderr, "r3: %s: %s\n", K.Profile.Display.c_str(),
-                 K.Source ? (K.Source->File + ":" +
-                             std::to_string(K.Source->Line))
-                                .c_str()
-                          : "no source found: its recorded code is tuned");
+    std::fprintf(
+        stderr, "r3: %s: %s\n", K.Profile.Display.c_str(),
+        K.Source
+            ? (K.Source->File + ":" + std::to_string(K.Source->Line)).c_str()
+            : "no source found: its recorded code is tuned");
     Out.push_back(std::move(K));
   }
   return Out;
@@ -313,8 +310,9 @@ int tuneApp(const AppPlan &P) {
   fs::create_directories(P.OutDir, Ec);
   if (Ec)
     return fail(makeError("cannot create '", P.OutDir, "': ", Ec.message()));
-  std::fprintf(stderr, "r3: tuning %zu kernel%s covering %.1f%% of the "
-                       "kernels' time; recording them\n",
+  std::fprintf(stderr,
+               "r3: tuning %zu kernel%s covering %.1f%% of the "
+               "kernels' time; recording them\n",
                S->Chosen.size(), S->Chosen.size() == 1 ? "" : "s",
                S->Covered * 100);
   auto Launch = recordKernels(P, *S);

@@ -14,8 +14,8 @@ namespace r3::cli {
 
 /// A checked `r3 tune --app` command line.
 struct AppPlan {
-  ProfileRequest Run; ///< the application and its backend
-  double Cover = 0.9; ///< the share of the kernels' time to tune
+  ProfileRequest Run;    ///< the application and its backend
+  double Cover = 0.9;    ///< the share of the kernels' time to tune
   std::string Database;  ///< --compile-commands (absolute), or empty
   std::string SourceDir; ///< where kernels' definitions are looked for
   std::string OutDir;    ///< capture, campaign, history, logs

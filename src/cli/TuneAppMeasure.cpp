@@ -1,7 +1,8 @@
 // The end of `r3 tune --app`: the application run end to end, with its own
 // kernels and with the tuned ones, in alternating pairs whose order also
 // alternates, so that drift in the machine (clocks, other jobs) and the
-// advantage of running first or second fall on both arms alike. Both arms run under `r3 run
+// advantage of running first or second fall on both arms alike. Both arms run
+// under `r3 run
 // --use` (the original arm with --keep-original), so that they carry the
 // same machinery and differ only in the kernels' code. Each run is stored in
 // the history (app_runs), and the measured speedup is printed beside the one
@@ -45,8 +46,8 @@ Expected<AppRunRow> runOnce(const AppPlan &P, const std::string &Variant,
   json J = Text ? json::parse(*Text, nullptr, false) : json();
   if (!J.is_object() || !J["wall_s"].is_number())
     return makeError("the application's ", Variant, " run ", Index,
-                     " under r3 run --use left no summary (",
-                     describeExit(*S), "); see ", Log);
+                     " under r3 run --use left no summary (", describeExit(*S),
+                     "); see ", Log);
   AppRunRow R;
   R.At = std::chrono::duration<double>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -56,9 +57,9 @@ Expected<AppRunRow> runOnce(const AppPlan &P, const std::string &Variant,
   R.ExitCode = J.value("exit_code", -1);
   R.CommandJson = json(P.Run.Argv).dump();
   if (R.ExitCode != 0)
-    return makeError("the application failed in its ", Variant, " run ",
-                     Index, " under r3 run --use (",
-                     J.value("exit", std::string("?")), "); see ", Log);
+    return makeError("the application failed in its ", Variant, " run ", Index,
+                     " under r3 run --use (", J.value("exit", std::string("?")),
+                     "); see ", Log);
   return R;
 }
 
@@ -78,8 +79,8 @@ Error measureRuns(const AppPlan &P, History &H) {
       if (!R)
         return R.takeError();
       R3_TRY(H.addAppRun(*R).takeError());
-      std::fprintf(stderr, "r3: end to end, run %u of %u (%s): %.3f s\n",
-                   I + 1, P.MeasureRuns, Variant, R->WallSeconds);
+      std::fprintf(stderr, "r3: end to end, run %u of %u (%s): %.3f s\n", I + 1,
+                   P.MeasureRuns, Variant, R->WallSeconds);
     }
   return Error::success();
 }

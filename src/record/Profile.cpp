@@ -162,9 +162,9 @@ Expected<AppProfile> profileApplication(const ProfileRequest &R) {
   auto List = receiveKernelList(Fds[0]);
   ::close(Fds[0]); // a still-sending application now gets EPIPE, not a hang
   auto Status = waitForProgram(*Pid);
-  double Wall = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - Start)
-                    .count();
+  double Wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   std::signal(SIGINT, OldInt);
   std::signal(SIGQUIT, OldQuit);
   std::string Tail = Output.finish();
@@ -179,8 +179,7 @@ Expected<AppProfile> profileApplication(const ProfileRequest &R) {
   P.WallSeconds = Wall;
   if (P.Kernels.empty())
     return makeError("'", R.Argv.front(), "' launched no ",
-                     R.Patterns.empty() ? "kernel"
-                                        : "kernel matching --kernel",
+                     R.Patterns.empty() ? "kernel" : "kernel matching --kernel",
                      R.Source == Backend::Host ? " that r3 instrumented" : "",
                      "; nothing to profile");
   return P;

@@ -27,8 +27,7 @@ std::string times(double V) {
 void addRuns(EndToEnd &E, const std::vector<AppRunRow> &Runs) {
   for (const AppRunRow &R : Runs)
     if (R.ExitCode == 0 && R.WallSeconds > 0)
-      (R.Variant == "original" ? E.Original : E.Tuned)
-          .push_back(R.WallSeconds);
+      (R.Variant == "original" ? E.Original : E.Tuned).push_back(R.WallSeconds);
   // The k-th run of each arm make a pair (whichever ran first in it).
   std::vector<double> Ratios;
   for (size_t I = 0; I < std::min(E.Original.size(), E.Tuned.size()); ++I)
@@ -75,10 +74,9 @@ std::string describeEndToEnd(const EndToEnd &E) {
   if (!E.Measured)
     return S + "; not measured yet";
   size_t Pairs = std::min(E.Original.size(), E.Tuned.size());
-  return S + "; measured " + times(*E.Measured) + " (" +
-         times(*E.MeasuredLo) + " to " + times(*E.MeasuredHi) + " over " +
-         std::to_string(Pairs) + " pair" + (Pairs == 1 ? "" : "s") +
-         " of runs)";
+  return S + "; measured " + times(*E.Measured) + " (" + times(*E.MeasuredLo) +
+         " to " + times(*E.MeasuredHi) + " over " + std::to_string(Pairs) +
+         " pair" + (Pairs == 1 ? "" : "s") + " of runs)";
 }
 
 } // namespace r3::report

@@ -46,11 +46,11 @@ TEST_CASE("Amdahl over kernel shares", "[app]") {
   CHECK(report::endToEndSpeedup({}) == 1);
 }
 
-TEST_CASE("the profile model orders kernels and states the ceilings",
-          "[app]") {
-  ProfileModel M = model({kernel("light", 1'000'000), kernel("heavy", 7'000'000),
-                          kernel("graphy", 2'000'000, "in a graph")},
-                         0.02);
+TEST_CASE("the profile model orders kernels and states the ceilings", "[app]") {
+  ProfileModel M =
+      model({kernel("light", 1'000'000), kernel("heavy", 7'000'000),
+             kernel("graphy", 2'000'000, "in a graph")},
+            0.02);
   REQUIRE(M.Kernels.size() == 3);
   CHECK(M.Kernels[0].Name == "heavy");
   CHECK(M.Kernels[1].Name == "graphy");

@@ -15,9 +15,8 @@ TEST_CASE("the heavier kernel comes first while both are fresh",
 TEST_CASE("a kernel that stopped improving yields to one that improves",
           "[campaign][budget]") {
   // A: half the run, improved early, flat for its last 8 evaluations.
-  KernelOutlook Stuck{0.5, {1, 0.8, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7,
-                            0.7, 0.7},
-                      0};
+  KernelOutlook Stuck{
+      0.5, {1, 0.8, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7}, 0};
   // B: a fifth of the run, still dropping.
   KernelOutlook Moving{0.2, {1, 0.9, 0.8, 0.7}, 0};
   CHECK(kernelOrder({Stuck, Moving}) == std::vector<size_t>{1, 0});
