@@ -11,12 +11,6 @@
 namespace r3::app {
 
 namespace {
-std::string pct(double Share) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.1f%%", Share * 100);
-  return Buf;
-}
-
 std::string fixed(double V, const char *Format) {
   char Buf[64];
   std::snprintf(Buf, sizeof(Buf), Format, V);
@@ -44,7 +38,7 @@ std::string list(const std::vector<std::string> &Items) {
 std::string names(const std::vector<KernelShare> &Ks) {
   std::vector<std::string> N;
   for (const KernelShare &K : Ks)
-    N.push_back(K.Display + " (" + pct(K.ShareOfKernels) + ")");
+    N.push_back(K.Display + " (" + formatShare(K.ShareOfKernels) + ")");
   return join(N, ", ");
 }
 
@@ -53,18 +47,15 @@ void header(std::ostream &O, const AppCampaignSpec &S) {
   O << "# Written by r3 tune --app for: " << join(P.Command, " ") << "\n"
     << "# Profile: " << fixed(P.WallSeconds, "%.3f") << " s wall, "
     << fixed(P.KernelSeconds, "%.3f") << " s in kernels; the " << P.Tunable
-    << " kernels r3 can tune take " << pct(P.TunableShare)
-    << " of the run:\n#   at most "
-    << (std::isfinite(P.CeilingFree) ? fixed(P.CeilingFree, "%.2fx")
-                                     : std::string("unbounded"))
-    << " end to end if they took no time, "
-    << fixed(P.CeilingAtSpeedup, "%.2fx") << " if each became "
-    << fixed(P.Speedup, "%g") << "x faster.\n"
-    << "# Tuned: the kernels that cover " << pct(S.Cover)
+    << " kernels r3 can tune take " << formatShare(P.TunableShare)
+    << " of the run:\n#   at most " << formatFactor(P.CeilingFree)
+    << " end to end if they took no time, " << formatFactor(P.CeilingAtSpeedup)
+    << " if each became " << fixed(P.Speedup, "%g") << "x faster.\n"
+    << "# Tuned: the kernels that cover " << formatShare(S.Cover)
     << " of the kernels' time (--cover), heaviest first: "
     << names(S.Chosen.Chosen) << ".\n";
   for (const KernelShare &K : S.Chosen.Left)
-    O << "# Left out: " << K.Display << " (" << pct(K.ShareOfKernels)
+    O << "# Left out: " << K.Display << " (" << formatShare(K.ShareOfKernels)
       << " of the kernels' time): "
       << (K.Untunable.empty() ? "beyond --cover" : K.Untunable) << ".\n";
   O << "# Edit freely and re-run `r3 tune` on this file; the reference "
@@ -101,8 +92,9 @@ void kernelSection(std::ostream &O, const AppKernel &K,
                    const AppCampaignSpec &S) {
   const KernelShare &P = K.Profile;
   O << "\n[[kernel]]\n# " << P.Display << ": " << P.Launches << " launches, "
-    << fixed(P.MeanUs, "%.1f") << " us each, " << pct(P.ShareOfKernels)
-    << " of the kernels' time, " << pct(P.ShareOfRun) << " of the run.\n"
+    << fixed(P.MeanUs, "%.1f") << " us each, " << formatShare(P.ShareOfKernels)
+    << " of the kernels' time, " << formatShare(P.ShareOfRun)
+    << " of the run.\n"
     << "name = " << quoted(P.Name) << "\ncapture = " << quoted(S.Capture)
     << "\n# Launch " << K.Launch << " of " << P.Launches
     << (K.Launch > 0 ? ": after the first few, as the application runs in "

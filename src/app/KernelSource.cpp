@@ -142,12 +142,13 @@ std::string baseName(const std::string &Demangled) {
   return Space == std::string::npos ? S : S.substr(Space + 1);
 }
 
-std::vector<size_t> definitionLines(const std::string &Text,
-                                    const std::string &Name, bool Global) {
+namespace {
+/// definitionLines on text already blanked.
+std::vector<size_t> linesIn(const std::string &T, const std::string &Name,
+                            bool Global) {
   std::vector<size_t> Lines;
   if (Name.empty())
     return Lines;
-  std::string T = blanked(Text);
   for (size_t At = T.find(Name); At != std::string::npos;
        At = T.find(Name, At + 1)) {
     size_t End = At + Name.size();
@@ -165,6 +166,12 @@ std::vector<size_t> definitionLines(const std::string &Text,
     Lines.push_back(1 + std::count(T.begin(), T.begin() + At, '\n'));
   }
   return Lines;
+}
+} // namespace
+
+std::vector<size_t> definitionLines(const std::string &Text,
+                                    const std::string &Name, bool Global) {
+  return linesIn(blanked(Text), Name, Global);
 }
 
 Expected<SourceTree> treeUnder(const std::string &Dir) {
@@ -226,27 +233,42 @@ std::optional<std::string> findDatabase(const std::string &Dir) {
   return std::nullopt;
 }
 
-Expected<std::optional<Definition>>
-findDefinition(const SourceTree &Tree, const std::string &Name, bool Global) {
-  std::vector<Definition> Found;
+Expected<std::vector<std::optional<Definition>>>
+findDefinitions(const SourceTree &Tree, const std::vector<std::string> &Names,
+                bool Global) {
+  // Each file is read and blanked once, whatever the number of kernels.
+  std::vector<std::vector<Definition>> Found(Names.size());
   for (const std::string &F : Tree.Files) {
     auto Text = readWholeFile(F, "source file");
     if (!Text)
       continue; // a listed file that is gone defines nothing
-    for (size_t Line : definitionLines(*Text, Name, Global))
-      Found.push_back({F, Line});
+    std::string T = blanked(*Text);
+    for (size_t I = 0; I < Names.size(); ++I)
+      for (size_t Line : linesIn(T, Names[I], Global))
+        Found[I].push_back({F, Line});
   }
-  if (Found.empty())
-    return std::optional<Definition>();
-  for (const Definition &D : Found)
-    if (D.File != Found[0].File)
-      return makeError("kernel '", Name, "' is defined in two files of ",
-                       Tree.Root, ": ", Found[0].File, ":", Found[0].Line,
-                       " and ", D.File, ":", D.Line,
-                       "; r3 cannot tell which one the application built "
-                       "(give --compile-commands, or a narrower "
-                       "--source-dir)");
-  return std::optional<Definition>(Found[0]);
+  std::vector<std::optional<Definition>> Out;
+  for (size_t I = 0; I < Names.size(); ++I) {
+    const std::vector<Definition> &Ds = Found[I];
+    for (const Definition &D : Ds)
+      if (D.File != Ds[0].File)
+        return makeError("kernel '", Names[I], "' is defined in two files of ",
+                         Tree.Root, ": ", Ds[0].File, ":", Ds[0].Line, " and ",
+                         D.File, ":", D.Line,
+                         "; r3 cannot tell which one the application built "
+                         "(give --compile-commands, or a narrower "
+                         "--source-dir)");
+    Out.push_back(Ds.empty() ? std::nullopt : std::optional(Ds[0]));
+  }
+  return Out;
+}
+
+Expected<std::optional<Definition>>
+findDefinition(const SourceTree &Tree, const std::string &Name, bool Global) {
+  auto Ds = findDefinitions(Tree, {Name}, Global);
+  if (!Ds)
+    return Ds.takeError();
+  return Ds->front();
 }
 
 } // namespace r3::app

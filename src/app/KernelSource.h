@@ -46,8 +46,12 @@ Expected<SourceTree> treeOfDatabase(const std::string &Database);
 /// The compile_commands.json of a build: in Dir, Dir/build, or none.
 std::optional<std::string> findDatabase(const std::string &Dir);
 
-/// The one file that defines Name in Tree, none when no file does; an error
-/// naming both places when two do.
+/// For each of Names, the one file that defines it in Tree, none when no file
+/// does; an error naming both places when two do. Each file is read once.
+Expected<std::vector<std::optional<Definition>>>
+findDefinitions(const SourceTree &Tree, const std::vector<std::string> &Names,
+                bool Global);
+/// The same for one name.
 Expected<std::optional<Definition>>
 findDefinition(const SourceTree &Tree, const std::string &Name, bool Global);
 

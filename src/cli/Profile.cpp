@@ -23,39 +23,22 @@
 
 namespace r3::cli {
 
-namespace {
-
-/// "1.57x", or "unbounded" when the kernels are the whole run.
-std::string times(double V) {
-  if (!std::isfinite(V))
-    return "unbounded";
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.2fx", V);
-  return Buf;
-}
-
-std::string percent(double Share) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.1f%%", Share * 100);
-  return Buf;
-}
-
-} // namespace
-
 /// The ceiling first, then the run's totals, then one row a kernel.
 void printProfile(const app::ProfileModel &M) {
   std::printf("ceiling: the %zu kernel%s r3 can tune take %s of the run: %s "
               "end to end if they took no time, %s if each became %gx "
               "faster\n",
               M.Tunable, M.Tunable == 1 ? "" : "s",
-              percent(M.TunableShare).c_str(), times(M.CeilingFree).c_str(),
-              times(M.CeilingAtSpeedup).c_str(), M.Speedup);
+              formatShare(M.TunableShare).c_str(),
+              formatFactor(M.CeilingFree).c_str(),
+              formatFactor(M.CeilingAtSpeedup).c_str(), M.Speedup);
   std::printf(
       "run: %.3f s wall, %.3f s in %zu kernel%s (%s of the run), "
       "%llu launches\n\n",
       M.WallSeconds, M.KernelSeconds, M.Kernels.size(),
       M.Kernels.size() == 1 ? "" : "s",
-      percent(M.WallSeconds > 0 ? M.KernelSeconds / M.WallSeconds : 0).c_str(),
+      formatShare(M.WallSeconds > 0 ? M.KernelSeconds / M.WallSeconds : 0)
+          .c_str(),
       static_cast<unsigned long long>(M.Launches));
   int W = 6;
   for (const app::KernelShare &K : M.Kernels)
@@ -65,28 +48,10 @@ void printProfile(const app::ProfileModel &M) {
   for (const app::KernelShare &K : M.Kernels)
     std::printf("%-*s  %10llu  %11.3f  %11.1f  %8s  %7s  %s\n", W,
                 K.Display.c_str(), static_cast<unsigned long long>(K.Launches),
-                K.TotalMs, K.MeanUs, percent(K.ShareOfKernels).c_str(),
-                percent(K.ShareOfRun).c_str(),
+                K.TotalMs, K.MeanUs, formatShare(K.ShareOfKernels).c_str(),
+                formatShare(K.ShareOfRun).c_str(),
                 K.Untunable.empty() ? "yes" : ("no: " + K.Untunable).c_str());
 }
-
-namespace {
-Expected<Backend> profileBackend(const ParsedArgs &A,
-                                 const std::string &Program) {
-  auto Chosen = choiceValue(A, "--backend", {"cuda", "host"}, "");
-  if (!Chosen)
-    return Chosen.takeError();
-  if (*Chosen == "host")
-    return Backend::Host;
-  if (*Chosen == "cuda")
-    return Backend::Cuda;
-  auto Facts = readElfFacts(Program);
-  if (!Facts)
-    return Facts.takeError();
-  return detectBackend(*Facts);
-}
-
-} // namespace
 
 Expected<ProfileRequest> profileRequest(const ParsedArgs &A) {
   if (!A.Positional.empty())
@@ -100,7 +65,9 @@ Expected<ProfileRequest> profileRequest(const ParsedArgs &A) {
     R.Patterns = It->second;
   R3_TRY(moveInto(resolveProgram(A.Trailing.front()), R.Program));
   R.Argv = A.Trailing;
-  R3_TRY(moveInto(profileBackend(A, R.Program), R.Source));
+  std::string Chosen;
+  R3_TRY(moveInto(choiceValue(A, "--backend", {"cuda", "host"}, ""), Chosen));
+  R3_TRY(moveInto(applicationBackend(R.Program, Chosen), R.Source));
   if (R.Source == Backend::Cuda) {
 #ifdef R3_HAVE_CUDA
     R3_TRY(moveInto(installedFile(CudaInjectionLibrary), R.Injection));

@@ -22,8 +22,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 namespace r3::cli {
@@ -33,10 +31,6 @@ namespace fs = std::filesystem;
 /// How receiveCapture says the stream ended without Done.
 constexpr std::string_view StreamEndedEarly =
     "the recorded process ended before recording finished";
-/// ... and how it says that nothing at all came.
-constexpr std::string_view NothingSent =
-    "the recorded process ended before recording finished, without sending "
-    "anything";
 
 /// A validated `r3 record` command line.
 struct RecordPlan {
@@ -61,24 +55,11 @@ Expected<uint64_t> parseMaxBytes(const std::string &Text) {
                      Text + "'");
 }
 
-Expected<Backend> chosenBackend(const ParsedArgs &A,
-                                const std::string &Program) {
-  auto Chosen = choiceValue(A, "--backend", {"cuda", "host"}, "");
-  if (!Chosen)
-    return Chosen.takeError();
-  if (*Chosen == "host")
-    return Backend::Host;
-  if (*Chosen == "cuda")
-    return Backend::Cuda;
-  auto Facts = readElfFacts(Program);
-  if (!Facts)
-    return Facts.takeError();
-  return detectBackend(*Facts);
-}
-
 /// Which backend records the application, and with what.
 Error planBackend(const ParsedArgs &A, RecordPlan &P) {
-  R3_TRY(moveInto(chosenBackend(A, P.Program), P.Source));
+  std::string Chosen;
+  R3_TRY(moveInto(choiceValue(A, "--backend", {"cuda", "host"}, ""), Chosen));
+  R3_TRY(moveInto(applicationBackend(P.Program, Chosen), P.Source));
   if (P.Source == Backend::Host)
     return Error::success();
 #ifdef R3_HAVE_CUDA
@@ -127,17 +108,6 @@ Error planOptions(const ParsedArgs &A, RecordPlan &P) {
     P.OutputPattern = *Out;
     R3_TRY(expandOutputPath(*Out, ::getpid(), envLookup).takeError());
   }
-  return Error::success();
-}
-
-/// The socketpair of the stream: [0] stays here, [1] goes to the application.
-Error streamPair(int Fds[2]) {
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, Fds) != 0)
-    return errnoError("cannot create the record stream (socketpair)");
-  for (int I = 0; I < 2; ++I)
-    wire::enlargeSocketBuffers(Fds[I]);
-  int Flags = ::fcntl(Fds[1], F_GETFD);
-  ::fcntl(Fds[1], F_SETFD, Flags & ~FD_CLOEXEC);
   return Error::success();
 }
 
@@ -249,13 +219,13 @@ int report(const Received &R, const RecordPlan &P, const std::string &Path,
            const ExitStatus &S) {
   if (R.Failure) {
     std::string Why = R.Failure.message();
-    if (P.Source == Backend::Cuda && Why.starts_with(NothingSent))
+    if (P.Source == Backend::Cuda && Why.starts_with(NothingSentMessage))
       Why = explainNothingSent(P);
     if (S.How == ExitStatus::Kind::Signaled &&
         Why.starts_with(StreamEndedEarly))
       Why = "'" + P.Argv.front() + "' was killed by " + describeExit(S) +
             " before recording finished; no capture written";
-    else if (S.How == ExitStatus::Kind::Signaled || S.Code != 0)
+    else if (!S.succeeded())
       Why += " (the application ended with " + describeExit(S) + ")";
     printError(Why);
     return ExitFailure;
@@ -277,7 +247,7 @@ int report(const Received &R, const RecordPlan &P, const std::string &Path,
 
 int run(RecordPlan &P) {
   int Fds[2];
-  if (Error E = streamPair(Fds))
+  if (Error E = recordStreamPair(Fds))
     return fail(E);
   P.Env.StreamFd = Fds[1];
   // CUDA snapshots send their bytes through shared memory (record/Ring.h).

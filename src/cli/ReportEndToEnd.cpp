@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <cstdio>
 
 namespace r3::cli {
 
@@ -56,12 +55,10 @@ std::string endToEndText(const json &E) {
     return "";
   std::string Out = "end to end:  " + E["summary"].get<std::string>() + "\n";
   std::vector<std::string> Parts;
-  for (const json &K : E["kernels"]) {
-    char Buf[64];
-    std::snprintf(Buf, sizeof(Buf), " %.1f%% of the run at %.2fx",
-                  K["share"].get<double>() * 100, K["speedup"].get<double>());
-    Parts.push_back(K["name"].get<std::string>() + Buf);
-  }
+  for (const json &K : E["kernels"])
+    Parts.push_back(K["name"].get<std::string>() + " " +
+                    formatShare(K["share"].get<double>()) + " of the run at " +
+                    formatFactor(K["speedup"].get<double>()));
   return Out + "             " + join(Parts, ", ") + "\n";
 }
 

@@ -196,13 +196,9 @@ std::string endToEnd(const json &J) {
   if (!E.is_object())
     return "";
   Table T{{"kernel", "share of the run", "speedup"}, "tnn", {}};
-  for (const json &K : E["kernels"]) {
-    char Share[32];
-    std::snprintf(Share, sizeof(Share), "%.1f%%",
-                  K["share"].get<double>() * 100);
-    T.Rows.push_back({text(K["name"]), Share,
+  for (const json &K : E["kernels"])
+    T.Rows.push_back({text(K["name"]), formatShare(K["share"].get<double>()),
                       formatSpeedup(number(K["speedup"]))});
-  }
   return "<section id=\"end-to-end\">\n<h2>End to end</h2>\n<p>" +
          escape(text(E["summary"])) + "</p>\n" + tableHtml(T, "end-to-end") +
          "</section>\n";

@@ -607,7 +607,7 @@ int runApplication(RunOptions &O) {
     if (Error E = writeFileAtomically(O.JsonPath, Out.dump(2) + "\n"))
       printWarning(E.message());
   }
-  if (Status->How != ExitStatus::Kind::Exited || Status->Code != 0) {
+  if (!Status->succeeded()) {
     printError("the application ended with " + describeExit(*Status));
     return exitCodeOf(*Status);
   }

@@ -75,10 +75,6 @@ Expected<ExitStatus> runSelf(const std::vector<std::string> &Args,
 
 namespace {
 
-bool succeeded(const ExitStatus &S) {
-  return S.How == ExitStatus::Kind::Exited && S.Code == 0;
-}
-
 /// The error of a child r3 that failed: what it was doing, how it ended and
 /// the end of its log.
 Error childFailure(const std::string &What, const ExitStatus &S,
@@ -179,7 +175,7 @@ Expected<uint64_t> recordKernels(const AppPlan &P, const app::Selection &S) {
   auto S2 = runSelf(Args, Log);
   if (!S2)
     return S2.takeError();
-  if (!succeeded(*S2))
+  if (!S2->succeeded())
     return childFailure("recording the chosen kernels", *S2, Log);
   return Launch;
 }
@@ -229,21 +225,16 @@ Error checkDeterminism(const AppPlan &P, app::AppKernel &K) {
   return Error::success();
 }
 
-/// Step 4: where the kernel's source is, and with which flags.
-Error findSource(const AppPlan &P, const app::SourceTree &Tree,
-                 app::AppKernel &K) {
-  bool Cuda = P.Run.Source == Backend::Cuda;
-  std::string Name = app::baseName(K.Profile.Display);
-  R3_TRY(moveInto(app::findDefinition(Tree, Name, Cuda), K.Source));
+/// Step 4: the flags of the kernel's source (K.Source), from Db, the
+/// build's compilation database, when there is one.
+Error sourceFlags(const AppPlan &P, const std::optional<app::SourceTree> &Db,
+                  app::AppKernel &K) {
   if (!K.Source)
     return Error::success();
-  if (P.Database.empty()) {
+  if (!Db) {
     K.CFlags = {"-I" + fs::path(K.Source->File).parent_path().string()};
     return Error::success();
   }
-  auto Db = app::treeOfDatabase(P.Database);
-  if (!Db)
-    return Db.takeError();
   if (std::find(Db->Files.begin(), Db->Files.end(), K.Source->File) ==
       Db->Files.end())
     return makeError(P.Database, " has no entry for ", K.Source->File,
@@ -255,15 +246,27 @@ Error findSource(const AppPlan &P, const app::SourceTree &Tree,
 
 Expected<std::vector<app::AppKernel>>
 studyKernels(const AppPlan &P, const app::Selection &S, uint64_t Launch) {
+  // The tree is scanned, and the database read, once for all kernels.
   auto Tree = app::treeUnder(P.SourceDir);
   if (!Tree)
     return Tree.takeError();
+  std::optional<app::SourceTree> Db;
+  if (!P.Database.empty())
+    R3_TRY(moveInto(app::treeOfDatabase(P.Database), Db));
+  std::vector<std::string> Names;
+  for (const app::KernelShare &Share : S.Chosen)
+    Names.push_back(app::baseName(Share.Display));
+  std::vector<std::optional<app::Definition>> Sources;
+  R3_TRY(moveInto(
+      app::findDefinitions(*Tree, Names, P.Run.Source == Backend::Cuda),
+      Sources));
   std::vector<app::AppKernel> Out;
-  for (const app::KernelShare &Share : S.Chosen) {
+  for (size_t I = 0; I < S.Chosen.size(); ++I) {
     app::AppKernel K;
-    K.Profile = Share;
+    K.Profile = S.Chosen[I];
     K.Launch = Launch;
-    R3_TRY(findSource(P, *Tree, K));
+    K.Source = Sources[I];
+    R3_TRY(sourceFlags(P, Db, K));
     if (P.Run.Source == Backend::Cuda) {
       R3_TRY(checkDeterminism(P, K));
     } else {
@@ -337,7 +340,7 @@ int tuneApp(const AppPlan &P) {
   auto T = runSelf(Tune, "");
   if (!T)
     return fail(T.error());
-  if (!succeeded(*T))
+  if (!T->succeeded())
     return T->How == ExitStatus::Kind::Exited ? T->Code : ExitFailure;
   return P.Measure ? measureApp(P) : ExitSuccess;
 }

@@ -11,11 +11,11 @@
 #include "cli/Report.h"
 #include "cli/TuneApp.h"
 #include "support/FileUtil.h"
+#include "support/Machine.h"
 
 #include <nlohmann/json.hpp>
 
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
@@ -49,9 +49,7 @@ Expected<AppRunRow> runOnce(const AppPlan &P, const std::string &Variant,
                      " under r3 run --use left no summary (", describeExit(*S),
                      "); see ", Log);
   AppRunRow R;
-  R.At = std::chrono::duration<double>(
-             std::chrono::system_clock::now().time_since_epoch())
-             .count();
+  R.At = nowSeconds();
   R.Variant = Variant;
   R.WallSeconds = J["wall_s"].get<double>();
   R.ExitCode = J.value("exit_code", -1);

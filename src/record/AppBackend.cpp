@@ -128,4 +128,16 @@ Backend detectBackend(const ElfFacts &F) {
                                                    : Backend::Cuda;
 }
 
+Expected<Backend> applicationBackend(const std::string &Path,
+                                     std::string_view Chosen) {
+  if (Chosen == "host")
+    return Backend::Host;
+  if (Chosen == "cuda")
+    return Backend::Cuda;
+  auto Facts = readElfFacts(Path);
+  if (!Facts)
+    return Facts.takeError();
+  return detectBackend(*Facts);
+}
+
 } // namespace r3

@@ -9,6 +9,7 @@
 #include "support/Error.h"
 
 #include <string>
+#include <string_view>
 
 namespace r3 {
 
@@ -26,5 +27,10 @@ Expected<ElfFacts> readElfFacts(const std::string &Path);
 
 /// The backend an application with these facts records with.
 Backend detectBackend(const ElfFacts &F);
+
+/// The backend the program at Path runs with: Chosen ("host" or "cuda", as
+/// --backend gives it), or, when Chosen is empty, what its ELF file says.
+Expected<Backend> applicationBackend(const std::string &Path,
+                                     std::string_view Chosen);
 
 } // namespace r3

@@ -13,11 +13,11 @@ namespace r3 {
 namespace {
 using namespace wire;
 
-const char *noRuntimeMessage() {
-  return "the recorded process ended before recording finished, without "
-         "sending anything: it never started r3's recording library (host "
-         "backend: is it built with $(r3 host-flags ...) and linked with "
-         "$(r3 host-flags --libs)?); no capture written";
+std::string noRuntimeMessage() {
+  return std::string(NothingSentMessage) +
+         ": it never started r3's recording library (host backend: is it "
+         "built with $(r3 host-flags ...) and linked with $(r3 host-flags "
+         "--libs)?); no capture written";
 }
 
 class Sink {

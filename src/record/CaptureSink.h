@@ -13,6 +13,7 @@
 #include "record/Ring.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace r3 {
@@ -41,6 +42,13 @@ receiveCapture(int Fd, const std::string &Path, const CaptureHeader &Base,
 } // namespace r3
 
 namespace r3 {
+
+/// How receiveCapture and receiveKernelList begin their error when the
+/// recorded process ended without sending anything (its r3 library never
+/// started), so that a caller can say why for its backend.
+inline constexpr std::string_view NothingSentMessage =
+    "the recorded process ended before recording finished, without sending "
+    "anything";
 
 /// List mode: reads the stream of `r3 record --list` (hello, one statistics
 /// frame per instrumented kernel that ran, done) and returns the statistics.

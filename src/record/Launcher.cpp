@@ -1,10 +1,14 @@
 // Spawning and waiting for the recorded application.
 #include "record/Launcher.h"
 
+#include "record/Protocol.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,6 +106,16 @@ spawnProgram(const std::string &Path, const std::vector<std::string> &Argv,
     return makeError("cannot run '", Argv.empty() ? Path : Argv[0],
                      "': ", std::strerror(Err));
   return Pid;
+}
+
+Error recordStreamPair(int Fds[2]) {
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, Fds) != 0)
+    return errnoError("cannot create the record stream (socketpair)");
+  for (int I = 0; I < 2; ++I)
+    wire::enlargeSocketBuffers(Fds[I]);
+  int Flags = ::fcntl(Fds[1], F_GETFD);
+  ::fcntl(Fds[1], F_SETFD, Flags & ~FD_CLOEXEC);
+  return Error::success();
 }
 
 Expected<ExitStatus> waitForProgram(pid_t Pid) {

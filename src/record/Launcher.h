@@ -19,11 +19,17 @@ struct ExitStatus {
   enum class Kind { Exited, Signaled };
   Kind How = Kind::Exited;
   int Code = 0; ///< the exit code, or the signal number
+  /// Exited with status 0.
+  bool succeeded() const { return How == Kind::Exited && Code == 0; }
 };
 
 /// The file that running Name would execute: Name itself when it contains a
 /// '/', else the first executable match in PATH. Errors say which.
 Expected<std::string> resolveProgram(const std::string &Name);
+
+/// The record stream's socketpair, its buffers enlarged: [0] stays in r3,
+/// [1] goes to the application (inherited: FD_CLOEXEC is cleared on it).
+Error recordStreamPair(int Fds[2]);
 
 /// Starts Path with Argv (Argv[0] as given) and the current environment plus
 /// Extra (replacing variables of the same names). File descriptors without

@@ -10,28 +10,12 @@
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
 namespace r3 {
 
 namespace {
-/// How receiveKernelList says that the library never started.
-constexpr std::string_view NothingSent =
-    "the recorded process ended before recording finished, without sending "
-    "anything";
-
-/// The record stream's socketpair: [0] stays here, [1] goes to the
-/// application (inherited, so without FD_CLOEXEC).
-Error streamPair(int Fds[2]) {
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, Fds) != 0)
-    return errnoError("cannot create the record stream (socketpair)");
-  int Flags = ::fcntl(Fds[1], F_GETFD);
-  ::fcntl(Fds[1], F_SETFD, Flags & ~FD_CLOEXEC);
-  return Error::success();
-}
-
 /// Copies what the application writes to r3's stderr as it comes, keeping
 /// the last 64 KiB for an error message.
 class OutputRelay {
@@ -100,13 +84,13 @@ environmentOf(const ProfileRequest &R, int StreamFd) {
 Error runFailure(const ProfileRequest &R, const ExitStatus &S,
                  const Error &ListFailure, const std::string &Output) {
   std::string App = "'" + R.Argv.front() + "'";
-  bool Failed = S.How == ExitStatus::Kind::Signaled || S.Code != 0;
+  bool Failed = !S.succeeded();
   std::string Why;
   if (Failed)
     Why = App + " failed under r3 profile (" + describeExit(S) +
           "); nothing was written";
   else if (R.Source == Backend::Cuda &&
-           ListFailure.message().starts_with(NothingSent))
+           ListFailure.message().starts_with(NothingSentMessage))
     Why = explainNothingSent(R.Argv.front(), "nothing was profiled");
   else
     Why = ListFailure.message();
@@ -140,7 +124,7 @@ std::string lastLines(const std::string &Output, size_t Lines) {
 
 Expected<AppProfile> profileApplication(const ProfileRequest &R) {
   int Fds[2];
-  R3_TRY(streamPair(Fds));
+  R3_TRY(recordStreamPair(Fds));
   OutputRelay Output;
   if (Error E = Output.start()) {
     ::close(Fds[0]);
@@ -170,8 +154,7 @@ Expected<AppProfile> profileApplication(const ProfileRequest &R) {
   std::string Tail = Output.finish();
   if (!Status)
     return Status.takeError();
-  bool Failed = Status->How == ExitStatus::Kind::Signaled || Status->Code;
-  if (!List || Failed)
+  if (!List || !Status->succeeded())
     return runFailure(R, *Status, List ? Error::success() : List.takeError(),
                       Tail);
   AppProfile P;

@@ -1,7 +1,9 @@
 // The end-to-end view (EndToEnd.h).
 #include "report/EndToEnd.h"
 
+#include "replay/Stats.h"
 #include "report/Amdahl.h"
+#include "support/StringUtil.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,19 +12,7 @@
 namespace r3::report {
 
 namespace {
-double median(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  size_t N = V.size();
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
-}
-
-std::string times(double V) {
-  if (!std::isfinite(V))
-    return "unbounded";
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.3fx", V);
-  return Buf;
-}
+std::string times(double V) { return formatFactor(V, 3); }
 
 void addRuns(EndToEnd &E, const std::vector<AppRunRow> &Runs) {
   for (const AppRunRow &R : Runs)
@@ -34,7 +24,7 @@ void addRuns(EndToEnd &E, const std::vector<AppRunRow> &Runs) {
     Ratios.push_back(E.Original[I] / E.Tuned[I]);
   if (Ratios.empty())
     return;
-  E.Measured = median(Ratios);
+  E.Measured = computeStats(Ratios).Median;
   E.MeasuredLo = *std::min_element(Ratios.begin(), Ratios.end());
   E.MeasuredHi = *std::max_element(Ratios.begin(), Ratios.end());
 }
@@ -65,12 +55,11 @@ EndToEnd endToEnd(const std::vector<KernelSummary> &Kernels,
 }
 
 std::string describeEndToEnd(const EndToEnd &E) {
-  char Buf[64];
-  std::snprintf(Buf, sizeof(Buf), "%.1f%%", E.Shares * 100);
   std::string S = "predicted " + times(E.Predicted) + " from " +
                   std::to_string(E.Kernels.size()) + " kernel" +
-                  (E.Kernels.size() == 1 ? "" : "s") + " taking " + Buf +
-                  " of the run (ceiling " + times(E.Ceiling) + ")";
+                  (E.Kernels.size() == 1 ? "" : "s") + " taking " +
+                  formatShare(E.Shares) + " of the run (ceiling " +
+                  times(E.Ceiling) + ")";
   if (!E.Measured)
     return S + "; not measured yet";
   size_t Pairs = std::min(E.Original.size(), E.Tuned.size());

@@ -87,6 +87,20 @@ std::optional<uint64_t> parseUnsigned(std::string_view Text) {
   return Value;
 }
 
+std::string formatShare(double Share) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%.1f%%", Share * 100);
+  return Buf;
+}
+
+std::string formatFactor(double Factor, int Decimals) {
+  if (!std::isfinite(Factor))
+    return "unbounded";
+  char Buf[48];
+  std::snprintf(Buf, sizeof(Buf), "%.*fx", Decimals, Factor);
+  return Buf;
+}
+
 std::string quoteShort(std::string_view Text) {
   constexpr size_t Keep = 24;
   if (Text.size() <= Keep)
@@ -104,8 +118,8 @@ Expected<int64_t> parseInteger(std::string_view Text, int64_t Min,
   std::string_view Digits = Text;
   if (!Digits.empty() && Digits[0] == '-')
     Digits.remove_prefix(1);
-  if (Digits.empty() || Digits.find_first_not_of("0123456789") !=
-                            std::string_view::npos)
+  if (Digits.empty() ||
+      Digits.find_first_not_of("0123456789") != std::string_view::npos)
     return makeError("expected an integer, got ", quoteShort(Text));
   int64_t Value = 0;
   auto [End, Ec] =

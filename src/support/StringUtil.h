@@ -28,6 +28,14 @@ closestMatch(std::string_view Word, const std::vector<std::string> &Candidates);
 /// "1.5 GiB", "12.0 KiB", "17 B".
 std::string formatBytes(uint64_t Bytes);
 
+/// A share (0 to 1) as a percentage with one decimal: "12.3%".
+std::string formatShare(double Share);
+
+/// A factor such as a speedup: "1.57x" with Decimals decimals, or
+/// "unbounded" when it is infinite (Amdahl's ceiling when the kernels are the
+/// whole run).
+std::string formatFactor(double Factor, int Decimals = 2);
+
 /// Joins Parts with Sep.
 std::string join(const std::vector<std::string> &Parts, std::string_view Sep);
 

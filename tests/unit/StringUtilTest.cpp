@@ -3,6 +3,8 @@
 
 #include "support/StringUtil.h"
 
+#include <limits>
+
 using namespace r3;
 
 TEST_CASE("edit distance counts insertions, deletions and substitutions",
@@ -81,4 +83,13 @@ TEST_CASE("doubles out of range are errors, never exceptions", "[support]") {
                           "1..2", "abc"})
     CHECK(r3::parseDouble(Bad).error().message().rfind("expected a number",
                                                        0) == 0);
+}
+
+TEST_CASE("shares and factors format as reports show them", "[support]") {
+  CHECK(r3::formatShare(0.1234) == "12.3%");
+  CHECK(r3::formatShare(1) == "100.0%");
+  CHECK(r3::formatFactor(1.5678) == "1.57x");
+  CHECK(r3::formatFactor(1.5678, 3) == "1.568x");
+  CHECK(r3::formatFactor(std::numeric_limits<double>::infinity()) ==
+        "unbounded");
 }
