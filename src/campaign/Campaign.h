@@ -8,6 +8,7 @@
 #pragma once
 
 #include "capture/Capture.h"
+#include "compile/CompileSettings.h"
 #include "replay/Candidate.h"
 #include "search/Space.h"
 #include "search/evolve/Evolution.h"
@@ -182,18 +183,14 @@ search::Space launchSpace(const Campaign &C);
 /// The outer loop's space of one kernel.
 search::SourceSpaceModel sourceSpace(const KernelSpec &K);
 
-/// The settings of an inner-space point, applied to a candidate: pipeline
-/// text (base and extra passes joined), codegen opt, launch overrides.
+/// The settings of an inner-space point, applied to a candidate: the
+/// compiler's (pipeline text with base and extra passes joined, codegen
+/// level, and CUDA's toolchain, registers, ...) and the launch overrides.
 struct InnerSettings {
-  std::string Pipeline; ///< empty: the recorded default
-  int CodegenOpt = -1;
+  CompileSettings Compiler;
   std::optional<Dim3> Block;
-  std::string Toolchain; ///< cuda; empty: llvm
-  int MaxRegisters = 0;
-  bool FastMath = false;
-  std::string LaunchBounds, Specialize, CachePreference;
-  uint32_t DynamicShared = 0;
-  std::string NvccOptions; ///< nvcc toolchain: its words, space-separated
+  std::string CachePreference; ///< cuda; empty: the recorded
+  uint32_t DynamicShared = 0;  ///< cuda, bytes
 };
 InnerSettings innerSettings(const Campaign &C, const search::Space &S,
                             const search::Point &P);

@@ -4,6 +4,7 @@
 // loop's source space per kernel, the settings a point stands for, and the
 // sizes `r3 tune --dry-run` prints.
 #include "campaign/Campaign.h"
+#include "compile/CompileCommands.h"
 #include "support/StringUtil.h"
 
 #include <algorithm>
@@ -211,32 +212,33 @@ InnerSettings innerSettings(const Campaign &C, const search::Space &S,
   const CompilerSpec &Cc = C.Compiler;
   const LaunchSpec &L = C.Launch;
   InnerSettings Out;
-  Out.Pipeline = pipelineText(C, S, P);
-  Out.CodegenOpt = pickInt(S, P, "codegen_opt", Cc.CodegenOpt, -1);
-  Out.Toolchain = pickText(S, P, "toolchain", Cc.Toolchains);
-  Out.MaxRegisters = pickInt(S, P, "max_registers", Cc.MaxRegisters, 0);
-  Out.FastMath = pickText(S, P, "fast_math", boolTexts(Cc.FastMath)) == "true";
-  Out.LaunchBounds = pickText(S, P, "launch_bounds", Cc.LaunchBounds);
-  Out.Specialize = pickText(S, P, "specialize", Cc.Specialize);
+  CompileSettings &Cs = Out.Compiler;
+  // The domains' values were checked when the campaign was read.
+  Cs.Pipeline = pipelineText(C, S, P);
+  Cs.CodegenOpt = pickInt(S, P, "codegen_opt", Cc.CodegenOpt, -1);
+  Cs.Toolchain = parseCudaToolchain(pickText(S, P, "toolchain", Cc.Toolchains))
+                     .value_or(CudaToolchain::Llvm);
+  Cs.MaxRegisters =
+      static_cast<uint32_t>(pickInt(S, P, "max_registers", Cc.MaxRegisters, 0));
+  Cs.FastMath = pickText(S, P, "fast_math", boolTexts(Cc.FastMath)) == "true";
+  if (auto B =
+          parseLaunchBounds(pickText(S, P, "launch_bounds", Cc.LaunchBounds)))
+    Cs.Bounds = *B;
+  if (Error E =
+          parseSpecialize(pickText(S, P, "specialize", Cc.Specialize), Cs))
+    Cs.SpecializeArgs = Cs.SpecializeDims = false;
+  Cs.NvccOptions =
+      splitCommandLine(pickText(S, P, "nvcc_options", Cc.NvccOptions));
   Out.CachePreference = pickText(S, P, "cache_preference", L.CachePreference);
   Out.DynamicShared = pickU32(S, P, "dynamic_shared", L.DynamicShared, 0);
   if (!L.BlockX.empty() || !L.BlockY.empty() || !L.BlockZ.empty())
     Out.Block = Dim3{pickU32(S, P, "block_x", L.BlockX, 1),
                      pickU32(S, P, "block_y", L.BlockY, 1),
                      pickU32(S, P, "block_z", L.BlockZ, 1)};
-  Out.NvccOptions = pickText(S, P, "nvcc_options", Cc.NvccOptions);
   // What a toolchain cannot apply is not part of the candidate, so that
   // points differing only there are one candidate (the history keeps it
-  // once): NVRTC and nvcc run no LLVM pipeline and specialize nothing, nvcc
-  // takes no launch bounds, and only nvcc takes nvcc options.
-  if (!Out.Toolchain.empty() && Out.Toolchain != "llvm") {
-    Out.Pipeline.clear();
-    Out.Specialize.clear();
-  }
-  if (Out.Toolchain == "nvcc")
-    Out.LaunchBounds.clear();
-  else
-    Out.NvccOptions.clear();
+  // once).
+  dropInapplicable(Cs);
   return Out;
 }
 

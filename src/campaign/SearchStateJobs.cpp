@@ -27,11 +27,7 @@ namespace fs = std::filesystem;
 /// candidate is credited to.
 std::string innerLevel(const InnerSettings &S) {
   InnerSettings D;
-  bool Compiler =
-      S.Pipeline != D.Pipeline || S.CodegenOpt != D.CodegenOpt ||
-      S.Toolchain != D.Toolchain || S.MaxRegisters != D.MaxRegisters ||
-      S.FastMath != D.FastMath || S.LaunchBounds != D.LaunchBounds ||
-      S.Specialize != D.Specialize || S.NvccOptions != D.NvccOptions;
+  bool Compiler = S.Compiler != D.Compiler;
   bool Launch = S.Block.has_value() || S.DynamicShared != D.DynamicShared ||
                 S.CachePreference != D.CachePreference;
   if (Launch && !Compiler)
@@ -54,17 +50,11 @@ kernelLaunches(const CaptureReader &R, uint32_t K, const KernelSpec &Spec) {
 }
 
 std::string SearchState::settingsJson(const InnerSettings &S) const {
-  json J = {{"pipeline", S.Pipeline}, {"codegen_opt", S.CodegenOpt}};
+  json J = json::object();
+  writeSettingsJson(J, S.Compiler, C.Target == Backend::Cuda);
   if (C.Target == Backend::Cuda) {
-    J["toolchain"] = S.Toolchain;
-    J["max_registers"] = S.MaxRegisters;
-    J["fast_math"] = S.FastMath;
-    J["launch_bounds"] = S.LaunchBounds;
-    J["specialize"] = S.Specialize;
     J["cache_preference"] = S.CachePreference;
     J["dynamic_shared"] = S.DynamicShared;
-    if (!S.NvccOptions.empty())
-      J["nvcc_options"] = S.NvccOptions;
     if (S.Block)
       J["block"] = *S.Block;
   }
@@ -78,8 +68,8 @@ WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
   Candidate &W = J.Work;
   W.Kernel = K.Mangled;
   W.Launches = K.Launches;
-  W.Pipeline = S.Pipeline;
-  W.CodegenOpt = S.CodegenOpt;
+  W.Pipeline = S.Compiler.Pipeline;
+  W.CodegenOpt = S.Compiler.CodegenOpt;
   if (S.Block)
     W.Block = S.Block;
   W.Warmup = C.Evaluation.Warmup;
@@ -100,12 +90,7 @@ WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
   if (V.Recorded)
     return J;
   SourceJob Src;
-  Src.Toolchain = S.Toolchain;
-  Src.MaxRegisters = static_cast<uint32_t>(S.MaxRegisters);
-  Src.FastMath = S.FastMath;
-  Src.LaunchBounds = S.LaunchBounds;
-  Src.Specialize = S.Specialize == "none" ? "" : S.Specialize;
-  Src.NvccOptions = S.NvccOptions;
+  Src.Settings = S.Compiler;
   Src.Text = V.Text;
   const std::string &File = K.Model.Files.at(V.Genome.File);
   Src.FileName = File;

@@ -9,14 +9,15 @@
 
 #include "capture/CaptureReader.h"
 #include "compile/host/HostJit.h"
-#include "replay/LaunchRule.h"
 #include "support/FileUtil.h"
+#include "support/Frame.h"
 #include "support/Paths.h"
 #include "support/Sha256.h"
 #include "support/StringUtil.h"
 #ifdef R3_HAVE_CUDA
 #include "compile/cuda/CompileServer.h"
 #include "compile/cuda/CudaCompiler.h"
+#include "compile/cuda/VariantOptions.h"
 #else
 namespace r3 {
 class CompileServer {};
@@ -34,16 +35,27 @@ namespace r3 {
 namespace {
 namespace fs = std::filesystem;
 
-/// Everything that determines a job's code, as one key.
+/// Everything that determines a job's code, as one key: a specialized
+/// kernel also depends on its launch and the block it runs with.
 std::string codeKey(const WorkerJob &J) {
   const SourceJob &S = *J.Source;
-  return sha256Hex(join({S.Text, S.FileName, join(S.Flags, "\n"), S.Toolchain,
-                         std::to_string(S.MaxRegisters),
-                         S.FastMath ? "fast" : "", S.LaunchBounds, S.Specialize,
-                         S.NvccOptions,
-                         J.Work.Kernel, J.Work.Pipeline,
-                         std::to_string(J.Work.CodegenOpt), J.Capture},
-                        std::string_view("\0", 1)));
+  wire::MetaWriter Settings;
+  encodeSettings(Settings, S.Settings);
+  std::vector<std::string> Parts = {
+      S.Text,
+      S.FileName,
+      join(S.Flags, "\n"),
+      std::string(Settings.data().begin(), Settings.data().end()),
+      J.Work.Kernel,
+      J.Capture};
+  if (S.Settings.specialized() && !J.Work.Launches.empty()) {
+    Parts.push_back(std::to_string(J.Work.Launches[0]));
+    if (J.Work.Block)
+      for (uint32_t X : *J.Work.Block)
+        Parts.push_back(std::to_string(X));
+    Parts.push_back(J.Work.GridRule);
+  }
+  return sha256Hex(join(Parts, std::string_view("\0", 1)));
 }
 
 /// The source's text at a path that depends only on the text and the name.
@@ -116,64 +128,19 @@ Expected<std::vector<uint8_t>> JobCompiler::hostBitcode(const WorkerJob &J) {
 }
 
 #ifdef R3_HAVE_CUDA
-namespace {
-/// The recorded values a specialized kernel folds in: the first launch of
-/// the candidate, with the grid its block change gives.
-Expected<Specialization> specializationOf(const WorkerJob &J,
-                                          const CaptureReader &R) {
-  const LaunchInfo &L = R.launches().at(J.Work.Launches.at(0));
-  const KernelInfo &K = R.kernels().at(L.Kernel);
-  Specialization S{J.Source->Specialize == "args",
-                   J.Source->Specialize == "dims",
-                   K.Params,
-                   L.Params,
-                   L.Grid,
-                   L.Block};
-  if (J.Work.Block) {
-    GridRule Rule;
-    R3_TRY(moveInto(parseGridRule(J.Work.GridRule.empty() ? "keep-threads"
-                                                          : J.Work.GridRule),
-                    Rule));
-    LaunchValues V{L.Grid, L.Block, *J.Work.Block, paramValues(L, K)};
-    R3_TRY(moveInto(applyGridRule(Rule, V), S.Grid));
-    S.Block = *J.Work.Block;
-  }
-  return S;
-}
-} // namespace
-
 Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &J,
                                                       double &Ms) {
   const SourceJob &S = *J.Source;
-  const CaptureReader *R;
+  const CaptureReader *R = nullptr;
   R3_TRY(moveInto(capture(J.Capture), R));
+  std::string CacheDir = defaultCacheDir(), Path;
+  R3_TRY(moveInto(stableSource(S, CacheDir), Path));
+  VariantLaunch L{R, J.Work.Launches.empty() ? 0 : J.Work.Launches[0],
+                  J.Work.Block, J.Work.GridRule};
   CudaCompileOptions O;
-  O.CacheDir = defaultCacheDir();
-  R3_TRY(moveInto(stableSource(S, O.CacheDir), O.SourcePath));
-  O.Flags = S.Flags;
-  O.Kernel = J.Work.Kernel;
-  O.ComputeMajor = R->header().Device.ComputeMajor;
-  O.ComputeMinor = R->header().Device.ComputeMinor;
-  auto T = parseCudaToolchain(S.Toolchain.empty() ? "llvm" : S.Toolchain);
-  if (!T)
-    return makeError("toolchain '", S.Toolchain,
-                     "' is not llvm, nvrtc or nvcc");
-  O.Toolchain = *T;
-  for (std::string &W : split(S.NvccOptions, ' '))
-    if (!W.empty())
-      O.NvccOptions.push_back(std::move(W));
-  O.Pipeline = J.Work.Pipeline;
-  if (J.Work.CodegenOpt >= 0)
-    O.CodegenOpt = J.Work.CodegenOpt;
-  if (S.MaxRegisters)
-    O.MaxRegisters = S.MaxRegisters;
-  O.FastMath = S.FastMath;
-  R3_TRY(moveInto(parseLaunchBounds(S.LaunchBounds), O.Bounds));
-  if (S.Specialize == "args" || S.Specialize == "dims") {
-    Specialization Sp;
-    R3_TRY(moveInto(specializationOf(J, *R), Sp));
-    O.Specialize = Sp;
-  }
+  R3_TRY(moveInto(cudaCompileOptions({Path, S.Flags, J.Work.Kernel}, S.Settings,
+                                     L, CacheDir),
+                  O));
   // Through this thread's compile server, never a fork of this process
   // (CompileServer.h says why).
   if (!Server)
@@ -182,7 +149,7 @@ Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &J,
   R3_TRY(moveInto(Server->compile(O), C));
   Ms = C.Report.CompileMs;
   return CudaDone{std::move(C.Cubin), C.Report.ParamNames, C.Report.Spills,
-                  C.Report.Pipeline, O.CodegenOpt};
+                  C.Report.Pipeline, C.Report.CodegenOpt};
 }
 #else
 Expected<JobCompiler::CudaDone> JobCompiler::cudaCubin(const WorkerJob &,

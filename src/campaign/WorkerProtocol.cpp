@@ -59,12 +59,7 @@ Error decodeJob(wire::MetaReader &R, WorkerJob &J) {
     S.Text = R.str();
     S.FileName = R.str();
     S.Flags = readStrings(R);
-    S.Toolchain = R.str();
-    S.MaxRegisters = R.u32();
-    S.FastMath = R.u32() != 0;
-    S.LaunchBounds = R.str();
-    S.Specialize = R.str();
-    S.NvccOptions = R.str();
+    S.Settings = decodeSettings(R);
     J.Source = std::move(S);
   }
   R3_TRY(R.finish("worker job"));
@@ -103,8 +98,7 @@ std::vector<uint8_t> encodeJob(const WorkerJob &J) {
     W.u32(static_cast<uint32_t>(S.Flags.size()));
     for (const std::string &F : S.Flags)
       W.str(F);
-    W.str(S.Toolchain).u32(S.MaxRegisters).u32(S.FastMath);
-    W.str(S.LaunchBounds).str(S.Specialize).str(S.NvccOptions);
+    encodeSettings(W, S.Settings);
   }
   return frame(WorkerMessageKind::Job, W);
 }

@@ -17,6 +17,7 @@
 //                                   ← Lost {why} | Stop {why}  (MPI ranks)
 #pragma once
 
+#include "compile/CompileSettings.h"
 #include "replay/Candidate.h"
 #include "support/Error.h"
 
@@ -40,19 +41,15 @@ enum class WorkerMessageKind : uint32_t {
   Stop = 6,
 };
 
-/// A source the worker compiles to the candidate's code before running it.
-/// The candidate's pipeline and codegen level apply to it; on the CUDA
-/// backend so do the toolchain and the rest of the compiler settings here.
+/// A source the worker compiles to the candidate's code before running it,
+/// with the candidate's compiler settings (on the host backend the front
+/// end alone runs here: the candidate's pipeline and codegen level, which
+/// its Candidate carries too, run in the replay server).
 struct SourceJob {
   std::string Text;
   std::string FileName; ///< the original file's name (language, messages)
   std::vector<std::string> Flags; ///< clang flags: -I, -D, -std=
-  std::string Toolchain; ///< cuda: "llvm" (empty), "nvrtc", "nvcc"
-  uint32_t MaxRegisters = 0;      ///< cuda; 0: no limit
-  bool FastMath = false;          ///< cuda
-  std::string LaunchBounds;       ///< cuda: "T" or "T,B"; empty: none
-  std::string Specialize;         ///< cuda: "args", "dims"; empty: none
-  std::string NvccOptions;        ///< cuda, nvcc: words, space-separated
+  CompileSettings Settings;
 };
 
 struct WorkerJob {

@@ -16,6 +16,7 @@
 #include "capture/KernelLookup.h"
 #include "cli/VariantOptions.h"
 #include "compile/cuda/CudaCompiler.h"
+#include "compile/cuda/VariantOptions.h"
 #include "support/Demangle.h"
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 #include <utility>
 
 namespace r3::cli {
@@ -33,12 +35,17 @@ using nlohmann::json;
 
 /// What to compile and what to do with it, from the command line.
 struct CompilePlan {
-  CudaCompileOptions Options;
+  VariantSource Source;
+  CompileSettings Settings;
+  /// The compute capability: --arch, else the capture's, else the build's
+  /// default; none: the capture's.
+  std::optional<std::pair<int, int>> Arch;
+  std::string CacheDir;
   std::optional<std::string> Capture, Output;
   std::optional<LaunchRef> Launch; ///< none: the kernel's first recorded
-  bool Args = false, Dims = false;
   std::string Emit = "cubin";
   bool Json = false;
+  CudaCompileOptions Options; ///< built from the above (buildOptions)
 };
 
 Expected<std::string> required(const ParsedArgs &A, std::string_view Name,
@@ -62,7 +69,7 @@ Expected<std::string> archOption(const ParsedArgs &A) {
 }
 
 /// sm_90 → (9, 0), sm_100 → (10, 0), sm_86 → (8, 6).
-Error parseArch(const std::string &Arch, CudaCompileOptions &O) {
+Expected<std::pair<int, int>> parseArch(const std::string &Arch) {
   std::string Digits = Arch.size() > 3 ? Arch.substr(3) : "";
   bool Ok = Arch.compare(0, 3, "sm_") == 0 &&
             (Digits.size() == 2 || Digits.size() == 3) &&
@@ -71,16 +78,16 @@ Error parseArch(const std::string &Arch, CudaCompileOptions &O) {
   if (!Ok)
     return makeError("option '--arch' expects sm_NN such as sm_90, got '", Arch,
                      "'");
-  O.ComputeMajor = Digits.size() == 3 ? (Digits[0] - '0') * 10 + Digits[1] - '0'
-                                      : Digits[0] - '0';
-  O.ComputeMinor = Digits.back() - '0';
-  return Error::success();
+  int Major = Digits.size() == 3 ? (Digits[0] - '0') * 10 + Digits[1] - '0'
+                                 : Digits[0] - '0';
+  return std::pair<int, int>(Major, Digits.back() - '0');
 }
 
-Error parseSpecialize(const ParsedArgs &A, CompilePlan &P) {
+/// --capture, --launch and --specialize (with a capture, args,dims unless
+/// --specialize says otherwise).
+Error parseCapture(const ParsedArgs &A, CompilePlan &P) {
   P.Capture = A.value("--capture");
-  auto S = A.value("--specialize");
-  if (S && !P.Capture)
+  if (A.has("--specialize") && !P.Capture)
     return Error::make("option '--specialize' needs --capture: the recorded "
                        "values come from a capture");
   if (auto L = A.value("--launch")) {
@@ -92,7 +99,7 @@ Error parseSpecialize(const ParsedArgs &A, CompilePlan &P) {
                        "or the capture's launch N (@N), got '",
                        *L, "'");
   }
-  return parseSpecializeWords(S.value_or("args,dims"), P.Args, P.Dims);
+  return parseCompilerSettings(A, P.Settings, P.Capture ? "args,dims" : "none");
 }
 
 Error parseOutput(const ParsedArgs &A, CompilePlan &P) {
@@ -101,18 +108,18 @@ Error parseOutput(const ParsedArgs &A, CompilePlan &P) {
                   P.Emit));
   if (A.has("--emit") && !P.Output)
     return Error::make("option '--emit' needs -o FILE: where to write it");
-  if (P.Emit == "ptx" && P.Options.Toolchain == CudaToolchain::Nvcc)
+  if (P.Emit == "ptx" && P.Settings.Toolchain == CudaToolchain::Nvcc)
     return Error::make("option '--emit ptx' needs the llvm or nvrtc "
                        "toolchain: nvcc compiles straight to a cubin here");
-  if (P.Emit == "ir" && P.Options.Toolchain != CudaToolchain::Llvm)
+  if (P.Emit == "ir" && P.Settings.Toolchain != CudaToolchain::Llvm)
     return makeError("option '--emit ir' needs the llvm toolchain: ",
-                     cudaToolchainName(P.Options.Toolchain),
+                     cudaToolchainName(P.Settings.Toolchain),
                      " makes no LLVM IR");
   std::string Format;
   R3_TRY(
       moveInto(choiceValue(A, "--format", {"table", "json"}, "table"), Format));
   P.Json = Format == "json";
-  P.Options.CacheDir = A.value("--cache-dir").value_or(defaultCacheDir());
+  P.CacheDir = A.value("--cache-dir").value_or(defaultCacheDir());
   return Error::success();
 }
 
@@ -121,16 +128,17 @@ Expected<CompilePlan> parsePlan(const ParsedArgs &A) {
     return makeError("unexpected argument '", A.Positional[0],
                      "' (the source is given with --source)");
   CompilePlan P;
-  CudaCompileOptions &O = P.Options;
-  R3_TRY(moveInto(required(A, "--source", "--source FILE.cu"), O.SourcePath));
-  if (!pathExists(O.SourcePath))
-    return makeError("option '--source': no such file '", O.SourcePath, "'");
-  R3_TRY(moveInto(required(A, "--kernel", "--kernel NAME"), O.Kernel));
-  std::string Arch;
-  R3_TRY(moveInto(archOption(A), Arch));
-  R3_TRY(parseArch(Arch, O));
-  R3_TRY(parseCompilerSettings(A, O));
-  R3_TRY(parseSpecialize(A, P));
+  VariantSource &Src = P.Source;
+  R3_TRY(moveInto(required(A, "--source", "--source FILE.cu"), Src.Path));
+  if (!pathExists(Src.Path))
+    return makeError("option '--source': no such file '", Src.Path, "'");
+  R3_TRY(moveInto(required(A, "--kernel", "--kernel NAME"), Src.Kernel));
+  R3_TRY(parseCapture(A, P));
+  if (A.has("--arch") || !P.Capture) {
+    std::string Arch;
+    R3_TRY(moveInto(archOption(A), Arch));
+    R3_TRY(moveInto(parseArch(Arch), P.Arch));
+  }
   R3_TRY(parseOutput(A, P));
   return P;
 }
@@ -141,36 +149,33 @@ Expected<CompilePlan> parsePlan(const ParsedArgs &A) {
 /// kernel's first recorded launch.
 Expected<uint32_t> launchOf(const CaptureReader &R, const CompilePlan &P) {
   uint32_t K = 0;
-  R3_TRY(moveInto(findKernel(R, P.Options.Kernel), K));
+  R3_TRY(moveInto(findKernel(R, P.Source.Kernel), K));
   if (P.Launch)
     return findLaunch(R, K, *P.Launch);
   std::vector<uint32_t> Mine = launchesOf(viewOf(R), K);
   if (Mine.empty())
     return makeError(R.path(), ": the capture holds no launch of kernel '",
-                     P.Options.Kernel, "'");
+                     P.Source.Kernel, "'");
   return Mine.front();
 }
 
-Error loadSpecialization(CompilePlan &P) {
-  if (!P.Capture || (!P.Args && !P.Dims))
-    return Error::success();
-  auto R = CaptureReader::open(*P.Capture);
-  if (!R)
-    return R.takeError();
-  if ((*R)->header().Source != Backend::Cuda)
-    return makeError(*P.Capture, ": a host capture; r3 compile specializes "
-                                 "CUDA kernels");
-  uint32_t L = 0;
-  R3_TRY(moveInto(launchOf(**R, P), L));
-  const LaunchInfo &Launch = (*R)->launches()[L];
-  Specialization S;
-  S.Args = P.Args;
-  S.Dims = P.Dims;
-  S.Layout = (*R)->kernels()[Launch.Kernel].Params;
-  S.Params = Launch.Params;
-  S.Grid = Launch.Grid;
-  S.Block = Launch.Block;
-  P.Options.Specialize = std::move(S);
+/// The compile options: the capture's launch (when there is one), then the
+/// architecture --arch names (else the capture's, else the default).
+Error buildOptions(CompilePlan &P) {
+  std::unique_ptr<CaptureReader> R;
+  VariantLaunch L;
+  if (P.Capture) {
+    R3_TRY(moveInto(CaptureReader::open(*P.Capture), R));
+    if (R->header().Source != Backend::Cuda)
+      return makeError(*P.Capture, ": a host capture; r3 compile compiles "
+                                   "CUDA kernels");
+    L.Capture = R.get();
+    R3_TRY(moveInto(launchOf(*R, P), L.Index));
+  }
+  R3_TRY(moveInto(cudaCompileOptions(P.Source, P.Settings, L, P.CacheDir),
+                  P.Options));
+  if (P.Arch)
+    std::tie(P.Options.ComputeMajor, P.Options.ComputeMinor) = *P.Arch;
   return Error::success();
 }
 
@@ -191,9 +196,9 @@ json optional(int64_t V) { return V < 0 ? json(nullptr) : json(V); }
 json reportJson(const CompilePlan &P, const CudaCompileReport &R) {
   return {{"kernel", R.Kernel},
           {"demangled", demangle(R.Kernel)},
-          {"toolchain", cudaToolchainName(P.Options.Toolchain)},
+          {"toolchain", cudaToolchainName(P.Settings.Toolchain)},
           {"pipeline", R.Pipeline.empty() ? json(nullptr) : json(R.Pipeline)},
-          {"codegen_opt", P.Options.CodegenOpt},
+          {"codegen_opt", R.CodegenOpt},
           {"registers", optional(R.Registers)},
           {"spills", optional(R.Spills)},
           {"shared_bytes", optional(R.SharedBytes)},
@@ -247,9 +252,11 @@ int runCompile(const ParsedArgs &A) {
   auto P = parsePlan(A);
   if (!P)
     return usageError(P.error().message(), "compile");
-  if (Error E = parseCompilerFlags(A, P->Options))
-    return fail(E);
-  if (Error E = loadSpecialization(*P))
+  auto Flags = parseCompilerFlags(A, P->Source.Path);
+  if (!Flags)
+    return fail(Flags.takeError());
+  P->Source.Flags = std::move(*Flags);
+  if (Error E = buildOptions(*P))
     return fail(E);
   auto C = compileCudaKernelIsolated(P->Options);
   if (!C)

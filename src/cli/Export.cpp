@@ -388,6 +388,7 @@ Error addCuda(ExportSet &Out, const BestOf &B, const std::string &Dir) {
   for (const json &F : Out.Settings["flags"])
     In.Flags.push_back(F.get<std::string>());
   In.Settings = Out.Settings["settings"];
+  R3_TRY(moveInto(readSettingsJson(nlohmann::json(In.Settings)), In.Compiler));
   CudaExportFiles Files;
   R3_TRY(moveInto(exportCudaCode(In), Files));
   for (auto &F : Files.Files) {

@@ -6,7 +6,9 @@
 #include "campaign/Campaign.h"
 #include "capture/CaptureReader.h"
 #include "capture/KernelLookup.h"
+#include "cli/VariantOptions.h"
 #include "compile/cuda/CudaCompiler.h"
+#include "compile/cuda/VariantOptions.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
 #include "support/StringUtil.h"
@@ -40,11 +42,6 @@ std::string text(const json &S, const char *Key) {
                                                : "";
 }
 
-int integer(const json &S, const char *Key, int Default) {
-  return S.contains(Key) && S[Key].is_number_integer() ? S[Key].get<int>()
-                                                       : Default;
-}
-
 /// The launch options of a replay: block and grid rule, dynamic shared
 /// memory, cache preference.
 std::vector<std::string> launchWords(const CudaExportInput &In) {
@@ -68,27 +65,11 @@ std::vector<std::string> launchWords(const CudaExportInput &In) {
 
 /// The compiler options of a replay with --source.
 std::vector<std::string> compileWords(const CudaExportInput &In) {
-  const json &S = In.Settings;
   std::vector<std::string> W = {
       "--source", (fs::path(In.Dir) / In.SourceName).string(), "--cflags",
       join(In.Flags, " ")};
-  if (std::string T = text(S, "toolchain"); !T.empty())
-    W.insert(W.end(), {"--toolchain", T});
-  if (std::string P = text(S, "pipeline"); !P.empty())
-    W.insert(W.end(), {"--pipeline", P});
-  if (int O = integer(S, "codegen_opt", -1); O >= 0)
-    W.insert(W.end(), {"--codegen-opt", std::to_string(O)});
-  if (int R = integer(S, "max_registers", 0); R > 0)
-    W.insert(W.end(), {"--max-registers", std::to_string(R)});
-  if (std::string B = text(S, "launch_bounds"); !B.empty())
-    W.insert(W.end(), {"--launch-bounds", B});
-  if (S.contains("fast_math") && S["fast_math"].is_boolean() &&
-      S["fast_math"].get<bool>())
-    W.push_back("--fast-math");
-  if (std::string Sp = text(S, "specialize"); !Sp.empty() && Sp != "none")
-    W.insert(W.end(), {"--specialize", Sp});
-  if (std::string N = text(S, "nvcc_options"); !N.empty())
-    W.insert(W.end(), {"--nvcc-options", N});
+  for (std::string &X : settingsWords(In.Compiler))
+    W.push_back(std::move(X));
   return W;
 }
 
@@ -115,41 +96,23 @@ Expected<std::vector<uint8_t>> recordedCubin(const CudaExportInput &In) {
 }
 
 /// The best's compile options: its source in a temporary folder (under its
-/// own name, so that messages name it), the settings the campaign used.
+/// own name, so that messages name it), the settings the campaign measured
+/// it with (launch bounds included: a cubin without them was never
+/// measured), built as the campaign's worker built them.
 Expected<CudaCompiled> compileBest(const CudaExportInput &In,
                                    const std::string &Tmp) {
-  std::unique_ptr<CaptureReader> R;
-  R3_TRY(moveInto(CaptureReader::open(In.Capture), R));
-  CudaCompileOptions O;
-  O.SourcePath = (fs::path(Tmp) / In.SourceName).string();
-  R3_TRY(writeFileAtomically(O.SourcePath, In.SourceText));
-  O.Flags = In.Flags;
-  O.Kernel = In.KernelName;
-  O.ComputeMajor = R->header().Device.ComputeMajor;
-  O.ComputeMinor = R->header().Device.ComputeMinor;
-  const json &S = In.Settings;
-  O.Toolchain = parseCudaToolchain(text(S, "toolchain").empty()
-                                       ? "llvm"
-                                       : text(S, "toolchain"))
-                    .value_or(CudaToolchain::Llvm);
-  O.Pipeline = text(S, "pipeline");
-  if (int C = integer(S, "codegen_opt", -1); C >= 0)
-    O.CodegenOpt = C;
-  if (int Regs = integer(S, "max_registers", 0); Regs > 0)
-    O.MaxRegisters = static_cast<uint32_t>(Regs);
-  O.FastMath = S.value("fast_math", false);
-  // The bounds the best was measured with (the replay command below passes
-  // them too): a cubin without them was never measured.
-  R3_TRY(moveInto(parseLaunchBounds(text(S, "launch_bounds")), O.Bounds));
-  O.NvccOptions = split(text(S, "nvcc_options"), ' ');
-  O.NvccOptions.erase(std::remove(O.NvccOptions.begin(), O.NvccOptions.end(),
-                                  std::string()),
-                      O.NvccOptions.end());
-  O.CacheDir = defaultCacheDir();
-  if (!text(S, "specialize").empty() && text(S, "specialize") != "none")
+  if (In.Compiler.specialized())
     return Error::make("the best is specialized on its recorded launch: its "
                        "cubin is not exported (the replay command rebuilds "
                        "it)");
+  std::unique_ptr<CaptureReader> R;
+  R3_TRY(moveInto(CaptureReader::open(In.Capture), R));
+  std::string Source = (fs::path(Tmp) / In.SourceName).string();
+  R3_TRY(writeFileAtomically(Source, In.SourceText));
+  CudaCompileOptions O;
+  R3_TRY(moveInto(cudaCompileOptions({Source, In.Flags, In.KernelName},
+                                     In.Compiler, {R.get()}, defaultCacheDir()),
+                  O));
   return compileCudaKernelIsolated(O);
 }
 } // namespace

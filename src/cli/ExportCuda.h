@@ -5,6 +5,7 @@
 // command line that evaluates it again on the capture.
 #pragma once
 
+#include "compile/CompileSettings.h"
 #include "support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -24,7 +25,10 @@ struct CudaExportInput {
   std::string SourceText, SourceName;
   std::string Dir;                ///< the export folder (absolute)
   std::vector<std::string> Flags; ///< cflags, -I, -D
-  nlohmann::ordered_json Settings; ///< the candidate's settings_json
+  /// The candidate's settings_json: its launch part (block, dynamic shared
+  /// memory, cache preference) is read from here...
+  nlohmann::ordered_json Settings;
+  CompileSettings Compiler; ///< ...its compiler part, as readSettingsJson
 };
 
 struct CudaExportFiles {

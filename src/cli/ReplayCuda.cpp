@@ -9,6 +9,7 @@
 #include "cli/Replay.h"
 #include "cli/VariantOptions.h"
 #include "compile/cuda/CudaCompiler.h"
+#include "compile/cuda/VariantOptions.h"
 #include "replay/LaunchRule.h"
 #include "replay/ServerClient.h"
 #include "replay/Stats.h"
@@ -35,12 +36,13 @@ struct CudaPlan {
   /// compile nothing more).
   std::vector<Dim3> Blocks;
   GridRule Rule;
-  bool SpecializeArgs = false, SpecializeDims = false;
+  std::string RuleText; ///< --grid-rule as given; empty: keep-threads
   /// --source, repeatable for CUDA captures: each is one more variant,
   /// evaluated in the same server; empty: the recorded module.
   std::vector<std::string> Sources;
-  CudaCompileOptions Compile; ///< all but the source, the pipeline and
-                              ///< specialization
+  std::vector<std::string> Flags; ///< the front end's, for every source
+  CompileSettings Settings;       ///< all but the pipeline (--pipeline)
+  std::string CacheDir;
 };
 
 Error needsSource(const ParsedArgs &A, const ReplayPlan &P) {
@@ -74,21 +76,15 @@ Error parseCompile(const ParsedArgs &A, const ReplayPlan &P,
   if (!P.Source)
     return Error::success();
   C.Sources = A.Values.find("--source")->second;
-  CudaCompileOptions &O = C.Compile;
   for (const std::string &S : C.Sources)
     if (!pathExists(S))
       return makeError("option '--source': no such file '", S, "'");
-  O.SourcePath = C.Sources.front();
-  R3_TRY(parseCompilerFlags(A, O));
-  R3_TRY(parseCompilerSettings(A, O));
-  O.ComputeMajor = R.header().Device.ComputeMajor;
-  O.ComputeMinor = R.header().Device.ComputeMinor;
-  if (O.ComputeMajor <= 0)
+  R3_TRY(moveInto(parseCompilerFlags(A, C.Sources.front()), C.Flags));
+  R3_TRY(parseCompilerSettings(A, C.Settings));
+  if (R.header().Device.ComputeMajor <= 0)
     return makeError(R.path(), ": the capture does not say which compute "
                                "capability it was recorded on");
-  O.CacheDir = A.value("--cache-dir").value_or(defaultCacheDir());
-  if (auto S = A.value("--specialize"))
-    R3_TRY(parseSpecializeWords(*S, C.SpecializeArgs, C.SpecializeDims));
+  C.CacheDir = A.value("--cache-dir").value_or(defaultCacheDir());
   return Error::success();
 }
 
@@ -106,8 +102,9 @@ Expected<CudaPlan> parseCudaPlan(const ParsedArgs &A, const ReplayPlan &P,
       R3_TRY(moveInto(parseDim3(B, "option '--block'"), D));
       C.Blocks.push_back(D);
     }
+  C.RuleText = A.value("--grid-rule").value_or("");
   R3_TRY(moveInto(
-      parseGridRule(A.value("--grid-rule").value_or("keep-threads")), C.Rule));
+      parseGridRule(C.RuleText.empty() ? "keep-threads" : C.RuleText), C.Rule));
   R3_TRY(parseLaunchExtras(A, C));
   if (A.has("--grid-rule") && C.Blocks.empty())
     return Error::make("option '--grid-rule' needs --block: the grid follows "
@@ -178,7 +175,7 @@ private:
                                      uint32_t Launch, uint32_t K, json &Extra);
   Expected<std::optional<CandidateResult>>
   compile(Candidate &Cand, const std::string &Source,
-          const std::string &Pipeline, const LaunchInfo &L, const KernelInfo &K,
+          const std::string &Pipeline, uint32_t Launch, const KernelInfo &K,
           json &Extra, std::vector<std::string> &Names);
 
   const CaptureReader &R;
@@ -192,20 +189,16 @@ private:
 /// Compiles the candidate's code into Cand; a compile error is the result.
 Expected<std::optional<CandidateResult>>
 CudaReplay::compile(Candidate &Cand, const std::string &Source,
-                    const std::string &Pipeline, const LaunchInfo &L,
+                    const std::string &Pipeline, uint32_t Launch,
                     const KernelInfo &K, json &Extra,
                     std::vector<std::string> &Names) {
-  CudaCompileOptions O = C.Compile;
-  O.SourcePath = Source;
-  O.Kernel = K.Name;
-  O.Pipeline = Pipeline;
-  if (C.SpecializeArgs || C.SpecializeDims) {
-    std::pair<Dim3, Dim3> Shape;
-    R3_TRY(moveInto(shapeOf(C, L, K, {}), Shape));
-    O.Specialize =
-        Specialization{C.SpecializeArgs, C.SpecializeDims, K.Params,
-                       L.Params,         Shape.first,      Shape.second};
-  }
+  CompileSettings Settings = C.Settings;
+  Settings.Pipeline = Pipeline;
+  CudaCompileOptions O;
+  R3_TRY(moveInto(cudaCompileOptions({Source, C.Flags, K.Name}, Settings,
+                                     {&R, Launch, C.Block, C.RuleText},
+                                     C.CacheDir),
+                  O));
   // A launch-only candidate (another block, the same source and pipeline)
   // reuses the cubin this run already has: nothing is compiled or even
   // looked up again. A specialized kernel depends on its launch.
@@ -226,12 +219,12 @@ CudaReplay::compile(Candidate &Cand, const std::string &Source,
       Compiles[Key] = Done;
   }
   const CudaCompileReport &Rep = Done.Report;
-  Extra.update(reportJson(Rep, O.Toolchain));
+  Extra.update(reportJson(Rep, O.Settings.Toolchain));
   Names = Rep.ParamNames;
   Cand.Code = CodeKind::Cubin;
   Cand.Image = std::move(Done.Cubin);
   Cand.Pipeline = Rep.Pipeline;
-  Cand.CodegenOpt = O.CodegenOpt;
+  Cand.CodegenOpt = Rep.CodegenOpt;
   Extra["compile_ms"] = Rep.CompileMs;
   Extra["spills"] = Rep.Spills >= 0 ? json(Rep.Spills) : json(nullptr);
   return std::optional<CandidateResult>();
@@ -253,8 +246,9 @@ Expected<CandidateResult> CudaReplay::evaluate(const std::string *Source,
   if (Source) {
     Extra["source"] = *Source;
     std::optional<CandidateResult> Failed;
-    R3_TRY(moveInto(compile(Cand, *Source, Pipeline, L, Kernel, Extra, Names),
-                    Failed));
+    R3_TRY(
+        moveInto(compile(Cand, *Source, Pipeline, Launch, Kernel, Extra, Names),
+                 Failed));
     if (Failed)
       return std::move(*Failed);
     CompileMs = Extra["compile_ms"].get<double>();

@@ -21,7 +21,7 @@ Expected<std::optional<uint32_t>> boundedOption(const ParsedArgs &A,
 }
 
 namespace {
-Error parseBounds(const ParsedArgs &A, CudaCompileOptions &O) {
+Error parseBounds(const ParsedArgs &A, CompileSettings &S) {
   auto V = A.value("--launch-bounds");
   if (!V)
     return Error::success();
@@ -30,56 +30,71 @@ Error parseBounds(const ParsedArgs &A, CudaCompileOptions &O) {
     return makeError("option '--launch-bounds' expects THREADS[,BLOCKS] with "
                      "THREADS from 1 to 1024, got '",
                      *V, "'");
-  O.Bounds = *B;
+  S.Bounds = *B;
   return Error::success();
 }
 } // namespace
 
-Error parseCompilerSettings(const ParsedArgs &A, CudaCompileOptions &O) {
+Error parseCompilerSettings(const ParsedArgs &A, CompileSettings &S,
+                            const std::string &Specialize) {
   std::optional<uint32_t> Opt, Regs;
   R3_TRY(moveInto(boundedOption(A, "--codegen-opt", 0, 3), Opt));
   if (auto V = A.value("--codegen-opt"); V && !Opt)
     return makeError("option '--codegen-opt' expects 0, 1, 2 or 3");
   if (Opt)
-    O.CodegenOpt = static_cast<int>(*Opt);
+    S.CodegenOpt = static_cast<int>(*Opt);
   R3_TRY(moveInto(boundedOption(A, "--max-registers", 16, 255), Regs));
-  O.MaxRegisters = Regs;
-  O.Pipeline = A.value("--pipeline").value_or("");
+  S.MaxRegisters = Regs.value_or(0);
+  S.Pipeline = A.value("--pipeline").value_or("");
   std::string Toolchain;
   R3_TRY(moveInto(
       choiceValue(A, "--toolchain", {"llvm", "nvrtc", "nvcc"}, "llvm"),
       Toolchain));
-  O.Toolchain = *parseCudaToolchain(Toolchain);
-  O.FastMath = A.has("--fast-math");
-  O.NvccOptions = splitCommandLine(A.value("--nvcc-options").value_or(""));
-  if (!O.NvccOptions.empty() && O.Toolchain != CudaToolchain::Nvcc)
+  S.Toolchain = *parseCudaToolchain(Toolchain);
+  S.FastMath = A.has("--fast-math");
+  S.NvccOptions = splitCommandLine(A.value("--nvcc-options").value_or(""));
+  if (!S.NvccOptions.empty() && S.Toolchain != CudaToolchain::Nvcc)
     return Error::make("option '--nvcc-options' needs --toolchain nvcc");
-  return parseBounds(A, O);
+  std::string Words = A.value("--specialize").value_or(Specialize);
+  if (Error E = parseSpecialize(Words, S))
+    return makeError("option '--specialize' expects args, dims, args,dims or "
+                     "none, got '",
+                     Words, "'");
+  return parseBounds(A, S);
 }
 
-Error parseCompilerFlags(const ParsedArgs &A, CudaCompileOptions &O) {
+std::vector<std::string> settingsWords(const CompileSettings &S) {
+  std::vector<std::string> W;
+  if (S.Toolchain != CudaToolchain::Llvm)
+    W.insert(W.end(), {"--toolchain", cudaToolchainName(S.Toolchain)});
+  if (!S.Pipeline.empty())
+    W.insert(W.end(), {"--pipeline", S.Pipeline});
+  if (S.CodegenOpt >= 0)
+    W.insert(W.end(), {"--codegen-opt", std::to_string(S.CodegenOpt)});
+  if (S.MaxRegisters > 0)
+    W.insert(W.end(), {"--max-registers", std::to_string(S.MaxRegisters)});
+  if (S.Bounds)
+    W.insert(W.end(), {"--launch-bounds", launchBoundsText(S.Bounds)});
+  if (S.FastMath)
+    W.push_back("--fast-math");
+  if (S.specialized())
+    W.insert(W.end(), {"--specialize", specializeText(S)});
+  if (!S.NvccOptions.empty())
+    W.insert(W.end(), {"--nvcc-options", join(S.NvccOptions, " ")});
+  return W;
+}
+
+Expected<std::vector<std::string>>
+parseCompilerFlags(const ParsedArgs &A, const std::string &Source) {
+  std::vector<std::string> Flags;
   if (auto DB = A.value("--compile-commands")) {
     if (!pathExists(*DB))
       return makeError("option '--compile-commands': no such file '", *DB, "'");
-    R3_TRY(moveInto(flagsFromCompileCommands(*DB, O.SourcePath), O.Flags));
+    R3_TRY(moveInto(flagsFromCompileCommands(*DB, Source), Flags));
   }
   for (std::string &F : splitCommandLine(A.value("--cflags").value_or("")))
-    O.Flags.push_back(std::move(F));
-  return Error::success();
-}
-
-Error parseSpecializeWords(const std::string &Text, bool &Args, bool &Dims) {
-  for (const std::string &W : split(Text, ',')) {
-    if (W == "args" || W == "all")
-      Args = true;
-    if (W == "dims" || W == "all")
-      Dims = true;
-    if (W != "args" && W != "dims" && W != "all" && W != "none")
-      return makeError("option '--specialize' expects args, dims, args,dims "
-                       "or none, got '",
-                       Text, "'");
-  }
-  return Error::success();
+    Flags.push_back(std::move(F));
+  return Flags;
 }
 
 } // namespace r3::cli

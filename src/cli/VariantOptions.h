@@ -1,16 +1,20 @@
 // The options of the CUDA variant compiler that `r3 compile` and `r3 replay`
 // of a CUDA capture share, parsed once for both: codegen level, register
-// limit, pipeline, toolchain, launch bounds, flags, specialization.
+// limit, pipeline, toolchain, launch bounds, fast math, nvcc options,
+// specialization (into compile/CompileSettings.h's one type), and flags.
+// settingsWords writes the same options back: the command-line encoding of
+// the settings has this one home.
 #pragma once
 
 #include "cli/Args.h"
-#include "compile/cuda/CudaCompiler.h"
+#include "compile/CompileSettings.h"
 #include "support/Error.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace r3::cli {
 
@@ -20,14 +24,18 @@ Expected<std::optional<uint32_t>> boundedOption(const ParsedArgs &A,
                                                 uint64_t Min, uint64_t Max);
 
 /// --codegen-opt, --max-registers, --pipeline (its first value),
-/// --toolchain, --launch-bounds and --fast-math into O.
-Error parseCompilerSettings(const ParsedArgs &A, CudaCompileOptions &O);
+/// --toolchain, --launch-bounds, --fast-math, --nvcc-options and
+/// --specialize (Specialize when the option is absent) into S.
+Error parseCompilerSettings(const ParsedArgs &A, CompileSettings &S,
+                            const std::string &Specialize = "none");
 
-/// The front end's flags into O.Flags: --compile-commands (the entry of
-/// O.SourcePath), then --cflags.
-Error parseCompilerFlags(const ParsedArgs &A, CudaCompileOptions &O);
+/// The options that parseCompilerSettings reads S back from (the defaults
+/// omitted), as words of a command line.
+std::vector<std::string> settingsWords(const CompileSettings &S);
 
-/// "args", "dims", "args,dims", "all" or "none" (--specialize).
-Error parseSpecializeWords(const std::string &Text, bool &Args, bool &Dims);
+/// The front end's flags of Source: --compile-commands (its entry), then
+/// --cflags.
+Expected<std::vector<std::string>>
+parseCompilerFlags(const ParsedArgs &A, const std::string &Source);
 
 } // namespace r3::cli

@@ -462,13 +462,13 @@ TEST_CASE("the inner space has one parameter per domain with a choice",
   search::Point P;
   P.Values = {{1}, {0, 1}, {1}};
   InnerSettings I = innerSettings(*C, S, P);
-  CHECK(I.Pipeline == "default<O3>,licm,instcombine");
-  CHECK(I.CodegenOpt == 3);
+  CHECK(I.Compiler.Pipeline == "default<O3>,licm,instcombine");
+  CHECK(I.Compiler.CodegenOpt == 3);
   REQUIRE(I.Block);
   CHECK(*I.Block == Dim3{256, 1, 1});
   P.Values = {{0}, {}, {0}};
   I = innerSettings(*C, S, P);
-  CHECK(I.Pipeline == "default<O2>");
+  CHECK(I.Compiler.Pipeline == "default<O2>");
   CHECK((*I.Block)[0] == 64);
 }
 
@@ -485,11 +485,11 @@ TEST_CASE("without base pipelines the extra passes are the pipeline",
   search::Point P;
   P.Values = {{1}};
   InnerSettings I = innerSettings(*C, S, P);
-  CHECK(I.Pipeline == "sccp");
-  CHECK(I.CodegenOpt == -1);
+  CHECK(I.Compiler.Pipeline == "sccp");
+  CHECK(I.Compiler.CodegenOpt == -1);
   CHECK_FALSE(I.Block);
   P.Values = {{}};
-  CHECK(innerSettings(*C, S, P).Pipeline.empty());
+  CHECK(innerSettings(*C, S, P).Compiler.Pipeline.empty());
 }
 
 TEST_CASE("describeSpaces gives each level's size", "[campaign]") {

@@ -85,8 +85,8 @@ TEST_CASE("a kernel compiles to PTX and a cubin with a report", "[cuda]") {
 
 TEST_CASE("bounds and the register limit reach the PTX", "[cuda]") {
   CudaCompileOptions O = scaleOptions();
-  O.Bounds = LaunchBoundsSpec{256, 2};
-  O.MaxRegisters = 32;
+  O.Settings.Bounds = LaunchBoundsSpec{256, 2};
+  O.Settings.MaxRegisters = 32;
   auto C = compileCudaKernel(O);
   REQUIRE(C);
   CHECK(C->Ptx.find(".maxntid 256, 1, 1") != std::string::npos);
@@ -98,7 +98,7 @@ TEST_CASE("bounds and the register limit reach the PTX", "[cuda]") {
 TEST_CASE("specialization folds arguments and dimensions", "[cuda]") {
   CudaCompileOptions O = scaleOptions();
   Specialization S = scaleLaunch();
-  S.Args = S.Dims = true;
+  O.Settings.SpecializeArgs = O.Settings.SpecializeDims = true;
   O.Specialize = S;
   auto C = compileCudaKernel(O);
   REQUIRE(C);
@@ -128,7 +128,7 @@ TEST_CASE("the cache serves a repeated compile", "[cuda]") {
   CHECK(Second->Ptx == First->Ptx);
   CHECK(Second->Cubin == First->Cubin);
   CHECK(Second->Report.Registers == First->Report.Registers);
-  O.CodegenOpt = 0;
+  O.Settings.CodegenOpt = 0;
   auto Level0 = compileCudaKernel(O);
   REQUIRE(Level0);
   CHECK(Level0->Report.FrontendCached);
@@ -151,7 +151,7 @@ TEST_CASE("a cache manifest notices an edited file", "[cuda]") {
 
 TEST_CASE("compile errors say what went wrong", "[cuda]") {
   CudaCompileOptions O = scaleOptions();
-  O.Pipeline = "function(bogus)";
+  O.Settings.Pipeline = "function(bogus)";
   auto Bad = compileCudaKernel(O);
   REQUIRE(!Bad);
   CHECK(Bad.error().message() ==
@@ -163,8 +163,8 @@ TEST_CASE("compile errors say what went wrong", "[cuda]") {
   CHECK(Bad.error().message().find(": no kernel 'missing' in the source") !=
         std::string::npos);
   O = scaleOptions();
-  O.Toolchain = CudaToolchain::Nvrtc;
-  O.Pipeline = "default<O2>";
+  O.Settings.Toolchain = CudaToolchain::Nvrtc;
+  O.Settings.Pipeline = "default<O2>";
   Bad = compileCudaKernel(O);
   REQUIRE(!Bad);
   CHECK(Bad.error().message().find("the nvrtc toolchain runs no LLVM "
@@ -173,7 +173,7 @@ TEST_CASE("compile errors say what went wrong", "[cuda]") {
 
 TEST_CASE("nvrtc compiles and reports", "[cuda]") {
   CudaCompileOptions O = scaleOptions();
-  O.Toolchain = CudaToolchain::Nvrtc;
+  O.Settings.Toolchain = CudaToolchain::Nvrtc;
   O.Kernel = "shift";
   O.Flags = {"--use_fast_math"};
   auto C = compileCudaKernel(O);

@@ -178,8 +178,9 @@ TEST_CASE("fuzz: a worker job whose flag count exceeds its bytes is an error",
   J.Source->Flags = {"-DX"};
   std::vector<uint8_t> In = encodeJob(J);
   // The count sits before the one flag (its 8-byte length and 3 bytes),
-  // which four empty strings (8 bytes each) and two u32 fields follow.
-  size_t At = In.size() - (8 + 3) - (4 * 8 + 2 * 4) - 4;
+  // which the default compiler settings follow (encodeSettings: an empty
+  // pipeline and the codegen level, 8 bytes each, and seven u32 fields).
+  size_t At = In.size() - (8 + 3) - (8 + 8 + 7 * 4) - 4;
   uint32_t One = 0;
   std::memcpy(&One, In.data() + At, 4);
   REQUIRE(One == 1);

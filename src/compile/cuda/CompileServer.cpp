@@ -32,17 +32,10 @@ wire::MetaWriter encodeOptions(const CudaCompileOptions &O) {
   for (const std::string &F : O.Flags)
     W.str(F);
   W.str(O.Kernel).i64(O.ComputeMajor).i64(O.ComputeMinor);
-  W.u32(static_cast<uint32_t>(O.Toolchain)).str(O.Pipeline).i64(O.CodegenOpt);
-  W.i64(O.MaxRegisters ? int64_t(*O.MaxRegisters) : -1).u32(O.FastMath);
-  W.u32(static_cast<uint32_t>(O.NvccOptions.size()));
-  for (const std::string &N : O.NvccOptions)
-    W.str(N);
-  W.u32(O.Bounds.has_value());
-  if (O.Bounds)
-    W.u32(O.Bounds->MaxThreads).u32(O.Bounds->MinBlocks);
+  encodeSettings(W, O.Settings);
   W.u32(O.Specialize.has_value());
   if (const auto &S = O.Specialize) {
-    W.u32(S->Args).u32(S->Dims).u32(static_cast<uint32_t>(S->Layout.size()));
+    W.u32(static_cast<uint32_t>(S->Layout.size()));
     for (const ParamInfo &P : S->Layout)
       W.u64(P.Offset).u64(P.Size);
     W.bytes(S->Params);
@@ -68,19 +61,9 @@ Expected<CudaCompileOptions> decodeOptions(std::span<const uint8_t> Meta) {
   O.Kernel = R.str();
   O.ComputeMajor = static_cast<int>(R.i64());
   O.ComputeMinor = static_cast<int>(R.i64());
-  O.Toolchain = static_cast<CudaToolchain>(std::min<uint32_t>(R.u32(), 2));
-  O.Pipeline = R.str();
-  O.CodegenOpt = static_cast<int>(R.i64());
-  if (int64_t Regs = R.i64(); Regs >= 0)
-    O.MaxRegisters = static_cast<uint32_t>(Regs);
-  O.FastMath = R.u32() != 0;
-  O.NvccOptions = strings(R);
-  if (R.u32())
-    O.Bounds = LaunchBoundsSpec{R.u32(), R.u32()};
+  O.Settings = decodeSettings(R);
   if (R.u32()) {
     Specialization S;
-    S.Args = R.u32() != 0;
-    S.Dims = R.u32() != 0;
     S.Layout.resize(R.count(2 * sizeof(uint64_t)));
     for (ParamInfo &P : S.Layout) {
       P.Offset = R.u64();

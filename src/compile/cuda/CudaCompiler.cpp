@@ -57,24 +57,28 @@ struct Job {
 std::string defaultPipeline() { return "default<O3>"; }
 
 Error validate(const CudaCompileOptions &O) {
-  if (O.CodegenOpt < 0 || O.CodegenOpt > 3)
-    return makeError("codegen optimization level ", O.CodegenOpt,
+  if (O.Settings.CodegenOpt < 0 || O.Settings.CodegenOpt > 3)
+    return makeError("codegen optimization level ", O.Settings.CodegenOpt,
                      ": expected 0, 1, 2 or 3");
   if (O.ComputeMajor < 5 || O.ComputeMinor < 0 || O.ComputeMinor > 9)
     return makeError("compute capability ", O.ComputeMajor, ".", O.ComputeMinor,
                      ": expected sm_50 or newer");
-  if (O.Toolchain == CudaToolchain::Llvm)
+  if (O.Settings.specialized() && !O.Specialize)
+    return Error::make("specialization needs the recorded launch's values "
+                       "(build the options with cudaCompileOptions)");
+  if (O.Settings.Toolchain == CudaToolchain::Llvm)
     return Error::success();
-  const char *Name = cudaToolchainName(O.Toolchain);
-  if (!O.Pipeline.empty() && O.Pipeline != defaultPipeline())
-    return makeError("pipeline '", O.Pipeline, "': the ", Name,
+  const char *Name = cudaToolchainName(O.Settings.Toolchain);
+  if (!O.Settings.Pipeline.empty() && O.Settings.Pipeline != defaultPipeline())
+    return makeError("pipeline '", O.Settings.Pipeline, "': the ", Name,
                      " toolchain runs no LLVM pipeline; use the llvm "
-                     "toolchain, or pass ", Name, " flags instead");
-  if (O.Specialize && (O.Specialize->Args || O.Specialize->Dims))
+                     "toolchain, or pass ",
+                     Name, " flags instead");
+  if (O.Settings.specialized())
     return makeError("specialization rewrites LLVM IR: it needs the llvm "
                      "toolchain, not ",
                      Name);
-  if (O.Toolchain == CudaToolchain::Nvcc && O.Bounds)
+  if (O.Settings.Toolchain == CudaToolchain::Nvcc && O.Settings.Bounds)
     return Error::make("launch bounds are applied to LLVM IR or PTX: they "
                        "need the llvm or nvrtc toolchain, not nvcc (write "
                        "__launch_bounds__ in the source instead)");
@@ -134,17 +138,19 @@ std::string ptxKey(const Job &J) {
   return keyOf({"ptx-1", J.PtxKeyBase, J.Out.Report.Kernel,
                 J.Out.Report.Pipeline, specializationKey(J.O),
                 smName(J.O.ComputeMajor, J.O.ComputeMinor),
-                std::to_string(J.O.CodegenOpt), LLVM_VERSION_STRING});
+                std::to_string(J.O.Settings.CodegenOpt), LLVM_VERSION_STRING});
 }
 
 Error optimizeAndEmit(Job &J, llvm::Module &M) {
   auto Start = Clock::now();
   std::unique_ptr<llvm::TargetMachine> TM;
   R3_TRY(moveInto(
-      nvptxMachine(J.O.ComputeMajor, J.O.ComputeMinor, J.O.CodegenOpt), TM));
+      nvptxMachine(J.O.ComputeMajor, J.O.ComputeMinor, J.O.Settings.CodegenOpt),
+      TM));
   if (J.O.Specialize)
-    R3_TRY(specialize(M, J.Out.Report.Kernel, *J.O.Specialize));
-  applyBounds(M, J.Out.Report.Kernel, J.O.Bounds, J.O.MaxRegisters);
+    R3_TRY(specialize(M, J.Out.Report.Kernel, J.O.Settings, *J.O.Specialize));
+  applyBounds(M, J.Out.Report.Kernel, J.O.Settings.Bounds,
+              J.O.Settings.MaxRegisters);
   R3_TRY(optimize(M, J.Out.Report.Pipeline, *TM));
   J.Out.Ir = irText(M);
   J.Out.Report.OptMs = msSince(Start);
@@ -178,10 +184,9 @@ Error nvrtcPtx(Job &J) {
     return makeError("source file '", J.O.SourcePath, "' does not exist");
   std::string Key =
       keyOf({"nvrtc-2", *Text, join(J.O.Flags, "\n"), J.O.Kernel,
-             std::to_string(J.O.MaxRegisters.value_or(0)),
-             J.O.FastMath ? "fast-math" : "",
-             specializationKey(J.O), smName(J.O.ComputeMajor, J.O.ComputeMinor),
-             nvrtcIdentity()});
+             std::to_string(J.O.Settings.MaxRegisters),
+             J.O.Settings.FastMath ? "fast-math" : "", specializationKey(J.O),
+             smName(J.O.ComputeMajor, J.O.ComputeMinor), nvrtcIdentity()});
   if (auto Hit = J.Cache.lookup("ptx", Key, {"ptx", "kernel"})) {
     J.Out.Ptx = (*Hit)["ptx"];
     J.Out.Report.Kernel = (*Hit)["kernel"];
@@ -205,13 +210,13 @@ Error nvccCubin(Job &J) {
   auto Text = readFileBytes(J.O.SourcePath);
   if (!Text)
     return makeError("source file '", J.O.SourcePath, "' does not exist");
-  std::string Key = keyOf(
-      {"nvcc-1", *Text, J.O.SourcePath, join(J.O.Flags, "\n"),
-       join(J.O.NvccOptions, "\n"), J.O.Kernel,
-       smName(J.O.ComputeMajor, J.O.ComputeMinor),
-       std::to_string(J.O.CodegenOpt),
-       std::to_string(J.O.MaxRegisters.value_or(0)),
-       J.O.FastMath ? "fast-math" : "", nvccIdentity()});
+  std::string Key =
+      keyOf({"nvcc-1", *Text, J.O.SourcePath, join(J.O.Flags, "\n"),
+             join(J.O.Settings.NvccOptions, "\n"), J.O.Kernel,
+             smName(J.O.ComputeMajor, J.O.ComputeMinor),
+             std::to_string(J.O.Settings.CodegenOpt),
+             std::to_string(J.O.Settings.MaxRegisters),
+             J.O.Settings.FastMath ? "fast-math" : "", nvccIdentity()});
   auto Hit = J.Cache.lookup("cubin", Key, {"cubin", "log", "kernel", "deps"});
   if (Hit && CompileCache::manifestHolds((*Hit)["deps"])) {
     J.Out.Cubin.assign((*Hit)["cubin"].begin(), (*Hit)["cubin"].end());
@@ -247,8 +252,8 @@ Error cubin(Job &J) {
   auto Start = Clock::now();
   std::string Key =
       keyOf({"cubin-1", J.Out.Ptx, smName(J.O.ComputeMajor, J.O.ComputeMinor),
-             std::to_string(J.O.CodegenOpt),
-             std::to_string(J.O.MaxRegisters.value_or(0)), linkerIdentity()});
+             std::to_string(J.O.Settings.CodegenOpt),
+             std::to_string(J.O.Settings.MaxRegisters), linkerIdentity()});
   if (auto Hit = J.Cache.lookup("cubin", Key, {"cubin", "log"})) {
     J.Out.Cubin.assign((*Hit)["cubin"].begin(), (*Hit)["cubin"].end());
     J.Out.Report.Log = (*Hit)["log"];
@@ -270,14 +275,20 @@ Error cubin(Job &J) {
 
 } // namespace
 
-Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O) {
+Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &Given) {
   auto Start = Clock::now();
+  CudaCompileOptions O = Given;
+  if (O.Settings.CodegenOpt < 0)
+    O.Settings.CodegenOpt = 3;
   R3_TRY(validate(O));
   Job J{O, CompileCache(O.CacheDir), {}, {}};
-  bool Llvm = O.Toolchain == CudaToolchain::Llvm;
+  bool Llvm = O.Settings.Toolchain == CudaToolchain::Llvm;
   J.Out.Report.Pipeline =
-      Llvm ? (O.Pipeline.empty() ? defaultPipeline() : O.Pipeline) : "";
-  if (O.Toolchain == CudaToolchain::Nvcc) {
+      Llvm ? (O.Settings.Pipeline.empty() ? defaultPipeline()
+                                          : O.Settings.Pipeline)
+           : "";
+  J.Out.Report.CodegenOpt = O.Settings.CodegenOpt;
+  if (O.Settings.Toolchain == CudaToolchain::Nvcc) {
     R3_TRY(nvccCubin(J));
     J.Out.Report.CompileMs = msSince(Start);
     return std::move(J.Out);
@@ -287,26 +298,6 @@ Expected<CudaCompiled> compileCudaKernel(const CudaCompileOptions &O) {
   R3_TRY(cubin(J));
   J.Out.Report.CompileMs = msSince(Start);
   return std::move(J.Out);
-}
-
-const char *cudaToolchainName(CudaToolchain T) {
-  switch (T) {
-  case CudaToolchain::Nvrtc:
-    return "nvrtc";
-  case CudaToolchain::Nvcc:
-    return "nvcc";
-  case CudaToolchain::Llvm:
-    break;
-  }
-  return "llvm";
-}
-
-std::optional<CudaToolchain> parseCudaToolchain(const std::string &Name) {
-  for (CudaToolchain T :
-       {CudaToolchain::Llvm, CudaToolchain::Nvrtc, CudaToolchain::Nvcc})
-    if (Name == cudaToolchainName(T))
-      return T;
-  return std::nullopt;
 }
 
 // --- the isolated compile: a CudaCompiled through a pipe ---
@@ -348,7 +339,8 @@ std::vector<std::string> reportFields(const CudaCompileReport &R) {
           std::to_string(R.LinkMs),
           B(R.FrontendCached) + B(R.PtxCached) + B(R.CubinCached),
           join(R.ParamNames, "\n"),
-          R.Log};
+          R.Log,
+          std::to_string(R.CodegenOpt)};
 }
 
 } // namespace
@@ -367,7 +359,7 @@ std::vector<uint8_t> serializeCompiled(const CudaCompiled &C) {
 Expected<CudaCompiled> deserializeCompiled(std::span<const uint8_t> In) {
   CudaCompiled C;
   std::string Cubin;
-  std::vector<std::string> F(14);
+  std::vector<std::string> F(15);
   bool Ok = getBytes(In, C.Ir) && getBytes(In, C.Ptx) && getBytes(In, Cubin);
   for (std::string &Field : F)
     Ok = Ok && getBytes(In, Field);
@@ -395,6 +387,10 @@ Expected<CudaCompiled> deserializeCompiled(std::span<const uint8_t> In) {
   Real(F[8], R.OptMs);
   Real(F[9], R.CodegenMs);
   Real(F[10], R.LinkMs);
+  int64_t Level = 0;
+  if (!E)
+    E = moveInto(parseInteger(F[14], 0, 3), Level);
+  R.CodegenOpt = static_cast<int>(Level);
   if (E)
     return std::move(E).context("compile: a malformed result from the "
                                 "compiler child");

@@ -7,8 +7,8 @@
 // and flags, PTX per pipeline, cubin per codegen setting).
 #pragma once
 
-#include "compile/cuda/LaunchBounds.h"
 #include "capture/Capture.h"
+#include "compile/CompileSettings.h"
 #include "support/Error.h"
 
 #include <cstdint>
@@ -19,41 +19,27 @@
 
 namespace r3 {
 
-/// Who compiles a variant: clang-19 and LLVM (the pass-order search),
-/// NVRTC, or nvcc with the application's own flags (compiler tuning from
-/// the application's own code generator).
-enum class CudaToolchain { Llvm, Nvrtc, Nvcc };
-
-/// "llvm", "nvrtc", "nvcc"; parse gives none for another word.
-const char *cudaToolchainName(CudaToolchain T);
-std::optional<CudaToolchain> parseCudaToolchain(const std::string &Name);
-
-
-/// Recorded values folded into the kernel as constants.
+/// The recorded values a specialized kernel folds in as constants (which
+/// of them, the settings say): the launch's parameters and its shape as the
+/// variant will run it.
 struct Specialization {
-  bool Args = false;             ///< scalar (integer, floating) parameters
-  bool Dims = false;             ///< blockDim and gridDim
   std::vector<ParamInfo> Layout; ///< the capture's parameter layout
   std::vector<uint8_t> Params;   ///< the recorded parameter buffer
   Dim3 Grid = {1, 1, 1}, Block = {1, 1, 1}; ///< as the launch will run
 };
 
+/// One compile. Build it with cudaCompileOptions (VariantOptions.h), which
+/// every caller uses.
 struct CudaCompileOptions {
   std::string SourcePath;
   std::vector<std::string> Flags; ///< -I, -D, -std=... for the front end
   std::string Kernel;             ///< mangled or demangled name
   int ComputeMajor = 9, ComputeMinor = 0;
-  CudaToolchain Toolchain = CudaToolchain::Llvm;
-  std::string Pipeline; ///< empty: default<O3> (LLVM toolchain only)
-  int CodegenOpt = 3;   ///< NVPTX codegen and ptxas -O level, 0-3
-  std::optional<uint32_t> MaxRegisters;
-  /// Fast, less precise arithmetic: -ffast-math with denormals flushed
-  /// (llvm), --use_fast_math (nvrtc, nvcc).
-  bool FastMath = false;
-  /// nvcc: more options, each a word of its command line
-  /// ("--extra-device-vectorization", "-Xptxas", "-dlcm=cg").
-  std::vector<std::string> NvccOptions;
-  std::optional<LaunchBoundsSpec> Bounds;
+  /// Toolchain, pipeline (empty: default<O3>, llvm only), codegen level
+  /// (NVPTX codegen and ptxas -O; -1: 3), registers, fast math, bounds,
+  /// nvcc options, and which recorded values to fold in.
+  CompileSettings Settings;
+  /// The recorded values; present exactly when Settings.specialized().
   std::optional<Specialization> Specialize;
   std::string CacheDir; ///< empty: no cache
 };
@@ -62,6 +48,7 @@ struct CudaCompileOptions {
 struct CudaCompileReport {
   std::string Kernel;   ///< the mangled name that was compiled
   std::string Pipeline; ///< the pipeline that ran (the default resolved)
+  int CodegenOpt = 3;   ///< the codegen level it ran at (the default resolved)
   int64_t Registers = -1, Spills = -1, SharedBytes = -1, LocalBytes = -1;
   uint64_t PtxBytes = 0;
   double CompileMs = 0; ///< all stages, cache lookups included

@@ -68,7 +68,7 @@ std::vector<std::string> clangArgv(const CudaCompileOptions &O,
     Argv.push_back("-isystem");
     Argv.push_back(Cccl);
   }
-  if (O.FastMath) {
+  if (O.Settings.FastMath) {
     Argv.push_back("-ffast-math");
     Argv.push_back("-fgpu-flush-denormals-to-zero");
   }

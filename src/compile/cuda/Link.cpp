@@ -51,10 +51,11 @@ struct Handle {
 std::vector<std::string> linkOptions(const CudaCompileOptions &O) {
   std::vector<std::string> Opts = {
       "-arch=" + smName(O.ComputeMajor, O.ComputeMinor),
-      O.CodegenOpt == 0 ? "-O0" : "-O3",
-      "-Xptxas=-O" + std::to_string(O.CodegenOpt), "-verbose", "-Xptxas=-v"};
-  if (O.MaxRegisters)
-    Opts.push_back("-maxrregcount=" + std::to_string(*O.MaxRegisters));
+      O.Settings.CodegenOpt == 0 ? "-O0" : "-O3",
+      "-Xptxas=-O" + std::to_string(O.Settings.CodegenOpt), "-verbose",
+      "-Xptxas=-v"};
+  if (O.Settings.MaxRegisters)
+    Opts.push_back("-maxrregcount=" + std::to_string(O.Settings.MaxRegisters));
   return Opts;
 }
 

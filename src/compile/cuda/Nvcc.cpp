@@ -35,14 +35,16 @@ std::vector<std::string> nvccArgv(const CudaCompileOptions &O,
                                   const std::string &Out,
                                   const std::string &Deps) {
   std::vector<std::string> A = {
-      nvccPath(), "-cubin", "-arch=" + smName(O.ComputeMajor, O.ComputeMinor),
-      "-o", Out, "-MD", "-MF", Deps, "-Xptxas", "-v", "-Xptxas",
-      "-O" + std::to_string(O.CodegenOpt)};
-  if (O.MaxRegisters)
-    A.push_back("--maxrregcount=" + std::to_string(*O.MaxRegisters));
-  if (O.FastMath)
+      nvccPath(), "-cubin",  "-arch=" + smName(O.ComputeMajor, O.ComputeMinor),
+      "-o",       Out,       "-MD",
+      "-MF",      Deps,      "-Xptxas",
+      "-v",       "-Xptxas", "-O" + std::to_string(O.Settings.CodegenOpt)};
+  if (O.Settings.MaxRegisters)
+    A.push_back("--maxrregcount=" + std::to_string(O.Settings.MaxRegisters));
+  if (O.Settings.FastMath)
     A.push_back("--use_fast_math");
-  A.insert(A.end(), O.NvccOptions.begin(), O.NvccOptions.end());
+  A.insert(A.end(), O.Settings.NvccOptions.begin(),
+           O.Settings.NvccOptions.end());
   A.insert(A.end(), O.Flags.begin(), O.Flags.end());
   A.push_back(O.SourcePath);
   return A;

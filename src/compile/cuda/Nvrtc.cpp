@@ -56,9 +56,9 @@ std::vector<std::string> nvrtcOptions(const CudaCompileOptions &O) {
                                        std::to_string(O.ComputeMinor),
                                    "-I" + directoryOf(O.SourcePath)};
   Opts.insert(Opts.end(), O.Flags.begin(), O.Flags.end());
-  if (O.MaxRegisters)
-    Opts.push_back("-maxrregcount=" + std::to_string(*O.MaxRegisters));
-  if (O.FastMath)
+  if (O.Settings.MaxRegisters)
+    Opts.push_back("-maxrregcount=" + std::to_string(O.Settings.MaxRegisters));
+  if (O.Settings.FastMath)
     Opts.push_back("--use_fast_math");
   return Opts;
 }
@@ -107,13 +107,14 @@ Expected<NvrtcOutput> compileWithNvrtc(const CudaCompileOptions &O) {
   R3_TRY(
       moveInto(resolveKernelName(ptxEntries(Out.Ptx), O.Kernel, O.SourcePath),
                Out.Kernel));
-  Out.Ptx = withPtxBounds(Out.Ptx, Out.Kernel, O.Bounds, O.MaxRegisters);
+  Out.Ptx = withPtxBounds(Out.Ptx, Out.Kernel, O.Settings.Bounds,
+                          O.Settings.MaxRegisters);
   return Out;
 }
 
 std::string withPtxBounds(const std::string &Ptx, const std::string &Kernel,
                           const std::optional<LaunchBoundsSpec> &Bounds,
-                          std::optional<uint32_t> MaxRegisters) {
+                          uint32_t MaxRegisters) {
   size_t Entry = Ptx.find(".entry " + Kernel + "(");
   size_t Body = Entry == std::string::npos ? Entry : Ptx.find('{', Entry);
   if (Body == std::string::npos)
@@ -124,7 +125,7 @@ std::string withPtxBounds(const std::string &Ptx, const std::string &Kernel,
   if (Bounds && Bounds->MinBlocks)
     Directives += ".minnctapersm " + std::to_string(Bounds->MinBlocks) + "\n";
   if (MaxRegisters)
-    Directives += ".maxnreg " + std::to_string(*MaxRegisters) + "\n";
+    Directives += ".maxnreg " + std::to_string(MaxRegisters) + "\n";
   return Ptx.substr(0, Body) + Directives + Ptx.substr(Body);
 }
 

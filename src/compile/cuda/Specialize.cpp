@@ -140,21 +140,21 @@ void setAnnotation(Module &M, Function &F, StringRef Key, uint32_t Value) {
 } // namespace
 
 Error specialize(Module &M, const std::string &Kernel,
-                 const Specialization &S) {
+                 const CompileSettings &Which, const Specialization &S) {
   Function *F = M.getFunction(Kernel);
   if (!F)
     return makeError("internal error: kernel '", Kernel,
                      "' vanished before specialization");
-  if (S.Args)
+  if (Which.SpecializeArgs)
     R3_TRY(specializeArgs(*F, S));
-  if (S.Dims)
+  if (Which.SpecializeDims)
     specializeDims(M, S);
   return Error::success();
 }
 
 void applyBounds(Module &M, const std::string &Kernel,
                  const std::optional<LaunchBoundsSpec> &Bounds,
-                 std::optional<uint32_t> MaxRegisters) {
+                 uint32_t MaxRegisters) {
   Function *F = M.getFunction(Kernel);
   if (!F)
     return;
@@ -163,19 +163,20 @@ void applyBounds(Module &M, const std::string &Kernel,
   if (Bounds && Bounds->MinBlocks)
     setAnnotation(M, *F, "minctasm", Bounds->MinBlocks);
   if (MaxRegisters)
-    setAnnotation(M, *F, "maxnreg", *MaxRegisters);
+    setAnnotation(M, *F, "maxnreg", MaxRegisters);
 }
 
 std::string specializationKey(const CudaCompileOptions &O) {
   std::ostringstream K;
-  if (O.Bounds)
-    K << "bounds=" << O.Bounds->MaxThreads << "," << O.Bounds->MinBlocks << ";";
-  if (O.MaxRegisters)
-    K << "maxnreg=" << *O.MaxRegisters << ";";
+  if (O.Settings.Bounds)
+    K << "bounds=" << O.Settings.Bounds->MaxThreads << ","
+      << O.Settings.Bounds->MinBlocks << ";";
+  if (O.Settings.MaxRegisters)
+    K << "maxnreg=" << O.Settings.MaxRegisters << ";";
   if (!O.Specialize)
     return K.str();
   const Specialization &S = *O.Specialize;
-  if (S.Args) {
+  if (O.Settings.SpecializeArgs) {
     K << "args=";
     for (const ParamInfo &P : S.Layout)
       K << P.Offset << ":" << P.Size << ",";
@@ -184,7 +185,7 @@ std::string specializationKey(const CudaCompileOptions &O) {
       K << Hex[B >> 4] << Hex[B & 15];
     K << ";";
   }
-  if (S.Dims)
+  if (O.Settings.SpecializeDims)
     K << "dims=" << S.Grid[0] << "," << S.Grid[1] << "," << S.Grid[2] << "/"
       << S.Block[0] << "," << S.Block[1] << "," << S.Block[2] << ";";
   return K.str();

@@ -89,14 +89,15 @@ std::vector<std::string> parameterNames(const llvm::Module &M,
 
 // --- Specialize.cpp ---
 
-/// Replaces scalar parameters and/or ntid/nctaid reads with recorded values.
+/// Replaces scalar parameters (Which.SpecializeArgs) and/or ntid/nctaid
+/// reads (Which.SpecializeDims) with S's recorded values.
 Error specialize(llvm::Module &M, const std::string &Kernel,
-                 const Specialization &S);
+                 const CompileSettings &Which, const Specialization &S);
 
 /// Sets maxntidx/minctasm/maxnreg in !nvvm.annotations for the kernel.
 void applyBounds(llvm::Module &M, const std::string &Kernel,
                  const std::optional<LaunchBoundsSpec> &Bounds,
-                 std::optional<uint32_t> MaxRegisters);
+                 uint32_t MaxRegisters); ///< 0: no maxnreg
 
 /// A canonical text of what specialization folds in, for cache keys.
 std::string specializationKey(const CudaCompileOptions &O);
@@ -157,7 +158,7 @@ Expected<NvrtcOutput> compileWithNvrtc(const CudaCompileOptions &O);
 /// (what the NVPTX backend writes for the annotations, for NVRTC's PTX).
 std::string withPtxBounds(const std::string &Ptx, const std::string &Kernel,
                           const std::optional<LaunchBoundsSpec> &Bounds,
-                          std::optional<uint32_t> MaxRegisters);
+                          uint32_t MaxRegisters);
 
 /// NVRTC's version, for cache keys.
 std::string nvrtcIdentity();
