@@ -1,7 +1,9 @@
 // `r3 slurm`: a campaign as a chain of Slurm jobs. `submit` writes the batch
 // script next to the campaign's database (campaign.slurm, from the template
 // share/r3/scheduler/campaign.slurm or the user's own) and submits it with
-// sbatch; each segment runs `r3 tune` under srun until the warning signal,
+// sbatch; each segment runs `r3 tune` (`r3 tune --app --resume` for
+// `submit --app -- APP ARGS`, whose folder holds the chain's files from
+// the start) under srun until the warning signal,
 // checkpoints (exit 75) and lets the chain go on: by requeueing itself, as
 // the next of a dependency chain, or as the next task of an array run one
 // at a time. `status` shows the chain's jobs beside `r3 status`; `cancel`
@@ -10,6 +12,7 @@
 #include "cli/Args.h"
 #include "cli/Command.h"
 #include "cli/Diagnostics.h"
+#include "cli/TuneApp.h"
 #include "campaign/Campaign.h"
 #include "campaign/History.h"
 #include "support/FileUtil.h"
@@ -181,6 +184,9 @@ std::string selfExe() {
 
 struct SubmitPlan {
   std::string Chain = "requeue", Until = "complete", Time, JobName;
+  /// submit --app: r3 tune's whole argument list (--app ... -- APP ARGS);
+  /// empty: the campaign file and TuneArgs.
+  std::vector<std::string> App;
   long Seconds = 0, Margin = 300;
   unsigned Nodes = 1, GpusPerNode = 0, MaxSegments = 0, Tasks = 1;
   std::optional<unsigned> Ntasks, CpusPerTask;
@@ -201,7 +207,12 @@ Expected<unsigned> countOption(const ParsedArgs &A, const char *Name,
   return static_cast<unsigned>(*N);
 }
 
-Expected<SubmitPlan> submitPlan(const ParsedArgs &A, const Campaign &C) {
+/// What to submit: a campaign's chain (Cuda: a CUDA campaign or
+/// application; Name: the jobs' default name; Host: what a host campaign
+/// is called in messages; F: the chain's files).
+Expected<SubmitPlan> submitPlan(const ParsedArgs &A, bool Cuda,
+                                const std::string &Name,
+                                const std::string &Host, const ChainFiles &F) {
   SubmitPlan P;
   if (!A.value("--time"))
     return makeError("r3 slurm submit needs --time (the job's time limit, "
@@ -240,15 +251,13 @@ Expected<SubmitPlan> submitPlan(const ParsedArgs &A, const Campaign &C) {
     R3_TRY(moveInto(countOption(A, "--cpus-per-task", 1), N));
     P.CpusPerTask = N;
   }
-  bool Cuda = C.Target == Backend::Cuda;
   if (!Cuda && P.GpusPerNode)
-    return makeError("--gpus-per-node is for CUDA campaigns; ", C.Path,
-                     " is a host campaign (use --ntasks and --cpus-per-task)");
+    return makeError("--gpus-per-node is for CUDA campaigns; ", Host,
+                     " (use --ntasks and --cpus-per-task)");
   if (Cuda && P.Ntasks)
     return makeError("--ntasks is for host campaigns; a CUDA campaign runs "
                      "one rank per GPU (--nodes and --gpus-per-node)");
-  P.JobName = A.value("--job-name").value_or(
-      "r3-" + fs::path(C.Path).stem().string());
+  P.JobName = A.value("--job-name").value_or(Name);
   P.DryRun = A.has("--dry-run");
   P.Force = A.has("--force");
   P.Template = A.value("--template").value_or(shareDir() +
@@ -267,7 +276,7 @@ Expected<SubmitPlan> submitPlan(const ParsedArgs &A, const Campaign &C) {
   D("--time=" + P.Time);
   D("--signal=B:USR1@" + std::to_string(P.Margin));
   D("--open-mode=append");
-  D("--output=" + chainFiles(C).Log);
+  D("--output=" + F.Log);
   D("--nodes=" + std::to_string(P.Nodes));
   D("--ntasks=" + std::to_string(Tasks));
   if (P.GpusPerNode)
@@ -307,9 +316,42 @@ Expected<SubmitPlan> submitPlan(const ParsedArgs &A, const Campaign &C) {
   return P;
 }
 
+/// `submit --app`: r3 tune --app --resume with the tune --app options given,
+/// the paths made absolute (the jobs run where they were submitted, but a
+/// template may cd elsewhere).
+Expected<std::vector<std::string>> appTuneArgs(const ParsedArgs &A,
+                                               const AppPlan &App) {
+  auto Abs = [](const std::string &Path) {
+    return fs::absolute(Path).lexically_normal().string();
+  };
+  std::vector<std::string> W = {"--app", "--resume", "-o", Abs(App.OutDir)};
+  if (A.has("--cover"))
+    W.insert(W.end(), {"--cover", *A.value("--cover")});
+  if (!App.Database.empty())
+    W.insert(W.end(), {"--compile-commands", App.Database});
+  W.insert(W.end(), {"--source-dir", Abs(App.SourceDir)});
+  if (App.Budget)
+    W.insert(W.end(), {"--budget", std::to_string(*App.Budget)});
+  if (!App.Workers.empty())
+    W.insert(W.end(), {"--workers", App.Workers});
+  if (!App.Measure)
+    W.push_back("--no-measure");
+  else
+    W.insert(W.end(), {"--measure-runs", std::to_string(App.MeasureRuns)});
+  for (const char *O : {"--grace", "--seed", "--kernel"})
+    if (A.has(O))
+      return makeError("option '", O,
+                       "' is not for --app (edit the campaign that r3 tune "
+                       "--app writes instead)");
+  W.push_back("--");
+  W.insert(W.end(), App.Run.Argv.begin(), App.Run.Argv.end());
+  return W;
+}
+
 Expected<std::string> batchScript(const SubmitPlan &P, const ChainFiles &F) {
   std::string Text;
   R3_TRY(moveInto(readWholeFile(P.Template, "batch template"), Text));
+  bool UsesTune = Text.find("@TUNE@") != std::string::npos;
   auto Words = [](const std::vector<std::string> &Ws) {
     std::string Out;
     for (const std::string &W : Ws)
@@ -328,6 +370,11 @@ Expected<std::string> batchScript(const SubmitPlan &P, const ChainFiles &F) {
       {"@TASKS@", std::to_string(P.Tasks)},
       // One task runs in the batch script itself: signals reach r3 alone.
       {"@LAUNCH@", P.Tasks > 1 ? "srun " + Words(P.SrunArgs) + " " : ""},
+      // r3 tune's arguments: the campaign ($campaign in the script) and
+      // its options, or those of --app.
+      {"@TUNE@", !P.App.empty()       ? Words(P.App)
+                 : P.TuneArgs.empty() ? std::string("\"$campaign\"")
+                                      : "\"$campaign\" " + Words(P.TuneArgs)},
       {"@TUNE_ARGS@", Words(P.TuneArgs)}};
   for (const auto &[Key, Value] : Fill)
     for (size_t At = Text.find(Key); At != std::string::npos;
@@ -336,6 +383,10 @@ Expected<std::string> batchScript(const SubmitPlan &P, const ChainFiles &F) {
   if (Text.find("@DIRECTIVES@") != std::string::npos ||
       Text.find("#SBATCH") == std::string::npos)
     return makeError(P.Template, ": a template needs @DIRECTIVES@");
+  if (!P.App.empty() && !UsesTune)
+    return makeError(P.Template, ": a template for --app needs @TUNE@ (r3 "
+                                 "tune's whole argument list, as "
+                                 "share/r3/scheduler/campaign.slurm has it)");
   return Text;
 }
 
@@ -351,16 +402,63 @@ Expected<std::string> parsableId(const std::string &Out) {
   return makeError("sbatch printed no job id: ", trimmedDiagnostics(Out));
 }
 
+/// `submit --app ... -- APP ARGS`: the chain of `r3 tune --app --resume`
+/// in the application's folder (-o).
+Expected<std::pair<SubmitPlan, ChainFiles>> appSubmission(const ParsedArgs &A) {
+  if (A.Positional.size() != 1)
+    return makeError("'r3 slurm submit --app' takes the application after "
+                     "'--', not a campaign file ('",
+                     A.Positional.back(), "')");
+  // The segments go on with what the folder holds: the plan is checked as
+  // --resume will read it.
+  ParsedArgs T = A;
+  T.Positional.clear();
+  T.Values.erase("--dry-run");
+  T.Values["--resume"];
+  AppPlan App;
+  R3_TRY(moveInto(parseAppPlan(T), App));
+  fs::path Dir = fs::absolute(App.OutDir).lexically_normal();
+  ChainFiles F = chainFiles((Dir / "history.db").string(),
+                            (Dir / "campaign.toml").string());
+  SubmitPlan P;
+  std::string Program = fs::path(App.Run.Program).filename().string();
+  R3_TRY(moveInto(submitPlan(A, App.Run.Source == Backend::Cuda,
+                             "r3-app-" + Program,
+                             Program + " is a host application", F),
+                  P));
+  if (P.Tasks > 1 || P.Nodes > 1)
+    return Error::make("--app runs on one node with one task (its campaign's "
+                       "workers share the node's GPUs): leave out --nodes "
+                       "and --ntasks");
+  R3_TRY(moveInto(appTuneArgs(A, App), P.App));
+  return std::pair<SubmitPlan, ChainFiles>(std::move(P), std::move(F));
+}
+
 int runSubmit(const ParsedArgs &A) {
-  if (A.Positional.size() != 2)
-    return usageError("'r3 slurm submit' takes one campaign file", "slurm");
-  auto C = loadCampaign(A.Positional[1]);
-  if (!C)
-    return fail(C.error());
-  auto P = submitPlan(A, *C);
-  if (!P)
-    return usageError(P.error().message(), "slurm");
-  ChainFiles F = chainFiles(*C);
+  SubmitPlan Plan;
+  ChainFiles F;
+  if (A.has("--app")) {
+    auto S = appSubmission(A);
+    if (!S)
+      return usageError(S.error().message(), "slurm");
+    std::tie(Plan, F) = std::move(*S);
+  } else {
+    if (A.Positional.size() != 2)
+      return usageError("'r3 slurm submit' takes one campaign file, or --app "
+                        "and the application after '--'",
+                        "slurm");
+    auto C = loadCampaign(A.Positional[1]);
+    if (!C)
+      return fail(C.error());
+    F = chainFiles(*C);
+    auto S = submitPlan(A, C->Target == Backend::Cuda,
+                        "r3-" + fs::path(C->Path).stem().string(),
+                        C->Path + " is a host campaign", F);
+    if (!S)
+      return usageError(S.error().message(), "slurm");
+    Plan = std::move(*S);
+  }
+  SubmitPlan *P = &Plan;
   auto Script = batchScript(*P, F);
   if (!Script)
     return fail(Script.error());
@@ -370,13 +468,17 @@ int runSubmit(const ParsedArgs &A) {
   }
   if (Error E = needSlurm("sbatch"))
     return fail(E);
+  std::error_code Ec;
+  fs::create_directories(F.Dir, Ec); // --app: the folder it will fill
+  if (Ec)
+    return fail(makeError("cannot create '", F.Dir, "': ", Ec.message()));
   // One chain a campaign: a second would run the same history twice.
   auto Active = activeJobs(F);
   if (!Active)
     return fail(Active.error());
   if (!Active->empty() && !P->Force)
     return fail(makeError(
-        "a chain of ", C->Path, " is still queued or running (jobs ",
+        "a chain of ", F.Campaign, " is still queued or running (jobs ",
         join(*Active, ", "), "): 'r3 slurm cancel ", F.Database,
         "' ends it; --force submits another beside it"));
   if (Error E = writeFileAtomically(F.Script, *Script))
@@ -691,10 +793,12 @@ int runSlurm(const ParsedArgs &A) {
   const std::string &Sub = A.Positional[0];
   if (Sub == "record")
     return runRecordJob(A);
-  if (!A.Trailing.empty())
-    return usageError("only 'r3 slurm record' takes an application after "
-                      "'--'",
+  if (!A.Trailing.empty() && !(Sub == "submit" && A.has("--app")))
+    return usageError("only 'r3 slurm record' and 'r3 slurm submit --app' "
+                      "take an application after '--'",
                       "slurm");
+  if (A.has("--app") && Sub != "submit")
+    return usageError("--app is an option of 'r3 slurm submit'", "slurm");
   if (Sub == "submit")
     return runSubmit(A);
   if (Sub == "status")
@@ -711,8 +815,9 @@ CommandSpec slurmCommand() {
   return {
       "slurm",
       "run a campaign as a chain of Slurm jobs that checkpoint and go on",
-      "submit CAMPAIGN.toml --time D-HH:MM:SS [options] | status DB | "
-      "cancel DB | record --time T [options] -o OUT-%r.h5 -- APP ARGS",
+      "submit CAMPAIGN.toml --time D-HH:MM:SS [options] | submit --app "
+      "--time D-HH:MM:SS [options] -- APP ARGS | status DB | cancel DB | "
+      "record --time T [options] -o OUT-%r.h5 -- APP ARGS",
       "submit writes campaign.slurm next to the campaign's database (from\n"
       "share/r3/scheduler/campaign.slurm, or --template) and submits it with\n"
       "sbatch. Each segment runs `r3 tune` (under srun when it has several\n"
@@ -729,7 +834,12 @@ CommandSpec slurmCommand() {
       "coordinating rank (srun --mpi=pmix --gpu-bind=none; r3 picks each\n"
       "rank's GPU). record writes record.slurm in this folder and submits a\n"
       "job that runs `r3 record` under srun, one capture per task (%r in -o\n"
-      "is the rank). docs/slurm.md has a worked example.",
+      "is the rank). submit --app does what r3 tune --app does (profile,\n"
+      "record, write the campaign, tune it, measure the application end to\n"
+      "end) as such a chain on one node: each segment runs r3 tune --app\n"
+      "--resume, which goes on with what the folder (-o) holds; the chain's\n"
+      "files and history are there (r3 slurm status DIR/history.db).\n"
+      "docs/slurm.md has worked examples.",
       {{"--time", "", Arity::Value, "D-HH:MM:SS", "each segment's time limit"},
        {"--nodes", "", Arity::Value, "N", "nodes a segment runs on (default 1)"},
        {"--gpus-per-node", "", Arity::Value, "G",
@@ -767,8 +877,21 @@ CommandSpec slurmCommand() {
        {"--seed", "", Arity::Value, "N", "r3 tune --seed"},
        {"--kernel", "-k", Arity::Value, "REGEX",
         "record: the kernels to record (repeatable)"},
-       {"--output", "-o", Arity::Value, "OUT.h5",
-        "record: the captures (%r: the task's rank)"},
+       {"--output", "-o", Arity::Value, "OUT.h5|DIR",
+        "record: the captures (%r: the task's rank); submit --app: the "
+        "folder of the campaign and the chain (default r3-app)"},
+       {"--app", "", Arity::Flag, "",
+        "submit: tune the application after '--' (r3 tune --app)"},
+       {"--cover", "", Arity::Value, "SHARE",
+        "submit --app: r3 tune --app --cover"},
+       {"--compile-commands", "", Arity::Value, "FILE",
+        "submit --app: r3 tune --app --compile-commands"},
+       {"--source-dir", "", Arity::Value, "DIR",
+        "submit --app: r3 tune --app --source-dir"},
+       {"--measure-runs", "", Arity::Value, "N",
+        "submit --app: r3 tune --app --measure-runs"},
+       {"--no-measure", "", Arity::Flag, "",
+        "submit --app: r3 tune --app --no-measure"},
        {"--record-arg", "", Arity::Value, "ARG",
         "record: another r3 record argument (repeatable)"}},
       true,

@@ -314,7 +314,9 @@ CommandSpec tuneCommand() {
       "picks the\nkernels that cover --cover of the kernels' time, records "
       "one launch of each,\nfinds their sources, writes a campaign to -o DIR "
       "(every choice explained),\nruns it and measures the application end "
-      "to end, tuned against its own code.",
+      "to end, tuned against its own code. Stopped by SIGUSR1 or SIGTERM,\n"
+      "it passes the stop to the campaign (which checkpoints) or lets the "
+      "step in\nprogress finish, then exits 75; --resume goes on.",
       {{"--dry-run", "", Arity::Flag, "",
         "validate and print the search space sizes (with --app: stop once "
         "the campaign is written)"},
@@ -336,7 +338,9 @@ CommandSpec tuneCommand() {
        {"--measure-runs", "", Arity::Value, "N",
         "with --app: runs of each arm end to end (default 3)"},
        {"--resume", "", Arity::Flag, "",
-        "resume the campaign in its database (an error if there is none)"},
+        "resume the campaign in its database (an error if there is none); "
+        "with --app: go on with the campaign in -o DIR (tune it to its end, "
+        "then the end-to-end runs still missing), or start one there"},
        {"--workers", "", Arity::Value, "N",
         "worker processes on this node (default: one per spare core on the "
         "host backend, one per GPU)"},

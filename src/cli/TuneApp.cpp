@@ -13,7 +13,11 @@
 //   6. run it (r3 tune, a child), then measure the application end to end
 //      with the tuned kernels against its own code (TuneAppMeasure.cpp).
 // Everything goes into one folder (-o, default r3-app); a folder that already
-// holds a campaign is never overwritten: it is resumed with plain r3 tune.
+// holds a campaign is never overwritten: --resume goes on with it (r3 tune
+// to the campaign's end, then the end-to-end runs still missing), which is
+// what each segment of `r3 slurm submit --app` runs. A stop signal (USR1,
+// TERM) is passed on to the campaign, which checkpoints; any other step
+// finishes first, and r3 then exits 75 as r3 tune does.
 #include "cli/TuneApp.h"
 
 #include "app/AppCampaign.h"
@@ -27,6 +31,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
@@ -53,9 +59,40 @@ struct OutputFile {
 };
 } // namespace
 
+namespace {
+volatile std::sig_atomic_t StopSignal = 0;
+/// The child that checkpoints on a stop (r3 tune), while it runs.
+std::atomic<pid_t> Checkpointer{0};
+
+void onAppStop(int Signal) {
+  StopSignal = Signal;
+  if (pid_t P = Checkpointer.load())
+    ::kill(P, SIGUSR1);
+}
+
+void installAppStopHandlers() {
+  struct sigaction A = {};
+  A.sa_handler = onAppStop;
+  A.sa_flags = SA_RESTART;
+  sigemptyset(&A.sa_mask);
+  for (int S : {SIGUSR1, SIGTERM})
+    ::sigaction(S, &A, nullptr);
+}
+} // namespace
+
+int appStopSignal() { return StopSignal; }
+
+int stoppedBefore(const AppPlan &P, const std::string &Step) {
+  std::fprintf(stderr,
+               "r3: stopped by signal %d before %s; 'r3 tune --app --resume "
+               "-o %s -- ...' goes on\n",
+               static_cast<int>(StopSignal), Step.c_str(), P.OutDir.c_str());
+  return 75;
+}
+
 Expected<ExitStatus> runSelf(const std::vector<std::string> &Args,
-                             const std::string &Log,
-                             const std::string &Stdout) {
+                             const std::string &Log, const std::string &Stdout,
+                             bool Checkpoints) {
   std::vector<std::string> Argv = {"r3"};
   Argv.insert(Argv.end(), Args.begin(), Args.end());
   OutputFile L, O;
@@ -70,19 +107,14 @@ Expected<ExitStatus> runSelf(const std::vector<std::string> &Args,
       spawnProgram(selfExecutable(), Argv, {}, O.Fd >= 0 ? O.Fd : L.Fd, L.Fd);
   if (!Pid)
     return Pid.takeError();
-  return waitForProgram(*Pid);
-}
-
-namespace {
-
-/// The error of a child r3 that failed: what it was doing, how it ended and
-/// the end of its log.
-Error childFailure(const std::string &What, const ExitStatus &S,
-                   const std::string &Log) {
-  auto Text = readWholeFile(Log, "log");
-  std::string Tail = Text ? lastLines(*Text, 8) : "";
-  return makeError(What, " failed (", describeExit(S), "); ", Log,
-                   Tail.empty() ? "" : " ends with:\n", Tail);
+  if (Checkpoints) {
+    Checkpointer = *Pid;
+    if (StopSignal) // it came before the child could hear it
+      ::kill(*Pid, SIGUSR1);
+  }
+  auto S = waitForProgram(*Pid);
+  Checkpointer = 0;
+  return S;
 }
 
 Expected<AppPlan> parseAppPlan(const ParsedArgs &A) {
@@ -109,13 +141,15 @@ Expected<AppPlan> parseAppPlan(const ParsedArgs &A) {
   if (!fs::is_directory(P.SourceDir))
     return makeError("--source-dir '", P.SourceDir, "' is not a folder");
   P.OutDir = A.value("--output").value_or("r3-app");
-  if (fs::exists(fs::path(P.OutDir) / "campaign.toml"))
+  P.Resume = A.has("--resume");
+  if (fs::exists(fs::path(P.OutDir) / "campaign.toml") && !P.Resume)
     return makeError("'", P.OutDir,
-                     "' already holds a campaign.toml: resume it with r3 "
-                     "tune ",
-                     (fs::path(P.OutDir) / "campaign.toml").string(),
-                     ", or choose another folder with -o");
+                     "' already holds a campaign.toml: --resume goes on with "
+                     "it, or choose another folder with -o");
   P.DryRun = A.has("--dry-run");
+  if (P.DryRun && P.Resume)
+    return Error::make("--dry-run writes a new campaign; --resume goes on "
+                       "with one: give one of them");
   P.Measure = !A.has("--no-measure");
   if (auto V = A.value("--measure-runs")) {
     auto N = parseInteger(*V, 1, 100);
@@ -132,6 +166,19 @@ Expected<AppPlan> parseAppPlan(const ParsedArgs &A) {
   P.Workers = A.value("--workers").value_or("");
   return P;
 }
+
+namespace {
+
+/// The error of a child r3 that failed: what it was doing, how it ended and
+/// the end of its log.
+Error childFailure(const std::string &What, const ExitStatus &S,
+                   const std::string &Log) {
+  auto Text = readWholeFile(Log, "log");
+  std::string Tail = Text ? lastLines(*Text, 8) : "";
+  return makeError(What, " failed (", describeExit(S), "); ", Log,
+                   Tail.empty() ? "" : " ends with:\n", Tail);
+}
+
 
 /// A regular expression that matches Name alone.
 std::string exactPattern(const std::string &Name) {
@@ -300,19 +347,22 @@ Expected<std::string> writeCampaign(const AppPlan &P,
   return Path;
 }
 
-int tuneApp(const AppPlan &P) {
+/// Steps 1 to 5: the campaign, written into P.OutDir; its path.
+Expected<std::string> prepareCampaign(const AppPlan &P) {
   auto Prof = profileApplication(P.Run);
   if (!Prof)
-    return fail(Prof.error());
+    return Prof.takeError();
   app::ProfileModel M = app::profileModel(*Prof, P.Run, 1.5);
   printProfile(M);
   auto S = chooseKernels(M, P.Cover);
   if (!S)
-    return fail(S.error());
+    return S.takeError();
   std::error_code Ec;
   fs::create_directories(P.OutDir, Ec);
   if (Ec)
-    return fail(makeError("cannot create '", P.OutDir, "': ", Ec.message()));
+    return makeError("cannot create '", P.OutDir, "': ", Ec.message());
+  if (appStopSignal())
+    return std::string();
   std::fprintf(stderr,
                "r3: tuning %zu kernel%s covering %.1f%% of the "
                "kernels' time; recording them\n",
@@ -320,29 +370,74 @@ int tuneApp(const AppPlan &P) {
                S->Covered * 100);
   auto Launch = recordKernels(P, *S);
   if (!Launch)
-    return fail(Launch.error());
+    return Launch.takeError();
+  if (appStopSignal())
+    return std::string();
   app::AppCampaignSpec Spec;
   Spec.Profile = M;
   Spec.Cover = P.Cover;
   Spec.Chosen = *S;
   Spec.Evaluations = P.Budget.value_or(60 * S->Chosen.size());
-  if (Error E = moveInto(studyKernels(P, *S, *Launch), Spec.Kernels))
-    return fail(E);
-  auto Path = writeCampaign(P, Spec);
-  if (!Path)
-    return fail(Path.error());
-  std::fprintf(stderr, "r3: wrote %s\n", Path->c_str());
+  R3_TRY(moveInto(studyKernels(P, *S, *Launch), Spec.Kernels));
+  return writeCampaign(P, Spec);
+}
+
+/// --resume: the campaign OutDir holds, if it was written for this
+/// application's command line; empty when there is none yet.
+Expected<std::string> resumedCampaign(const AppPlan &P) {
+  fs::path Dir = P.OutDir;
+  std::string Path = (Dir / "campaign.toml").string();
+  if (!pathExists(Path))
+    return std::string();
+  std::string Text;
+  R3_TRY(moveInto(readWholeFile((Dir / "profile.json").string(), "profile"),
+                  Text));
+  json J = json::parse(Text, nullptr, false);
+  if (!J.is_object() || !J["command"].is_array())
+    return makeError((Dir / "profile.json").string(),
+                     ": not the profile r3 tune --app writes (no command)");
+  if (J["command"] != json(P.Run.Argv))
+    return makeError("--resume: the campaign in '", P.OutDir,
+                     "' was written for '",
+                     join(J["command"].get<std::vector<std::string>>(), " "),
+                     "', not for '", join(P.Run.Argv, " "),
+                     "': give its command line, or another folder with -o");
+  return Path;
+}
+
+int tuneApp(const AppPlan &P) {
+  installAppStopHandlers();
+  std::string Path;
+  if (P.Resume) {
+    if (Error E = moveInto(resumedCampaign(P), Path))
+      return fail(E);
+    if (!Path.empty())
+      std::fprintf(stderr, "r3: going on with %s\n", Path.c_str());
+  }
+  if (Path.empty()) {
+    if (Error E = moveInto(prepareCampaign(P), Path))
+      return fail(E);
+    if (Path.empty())
+      return stoppedBefore(P, "the campaign was written");
+    std::fprintf(stderr, "r3: wrote %s\n", Path.c_str());
+  }
   if (P.DryRun)
     return ExitSuccess;
-  std::vector<std::string> Tune = {"tune", *Path};
+  if (appStopSignal())
+    return stoppedBefore(P, "tuning");
+  std::vector<std::string> Tune = {"tune", Path};
   if (!P.Workers.empty())
     Tune.insert(Tune.end(), {"--workers", P.Workers});
-  auto T = runSelf(Tune, "");
+  auto T = runSelf(Tune, "", "", true);
   if (!T)
     return fail(T.error());
   if (!T->succeeded())
     return T->How == ExitStatus::Kind::Exited ? T->Code : ExitFailure;
-  return P.Measure ? measureApp(P) : ExitSuccess;
+  if (!P.Measure)
+    return ExitSuccess;
+  if (appStopSignal())
+    return stoppedBefore(P, "the end-to-end measurement");
+  return measureApp(P);
 }
 } // namespace
 

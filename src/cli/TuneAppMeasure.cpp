@@ -65,22 +65,30 @@ Expected<AppRunRow> runOnce(const AppPlan &P, const std::string &Variant,
 /// unstored run first warms the file cache and the GPU; then each pair runs
 /// in the order the pair before did not (original-tuned, tuned-original, ...),
 /// so that whatever favours the first or the second run of a pair falls on
-/// both arms alike.
-Error measureRuns(const AppPlan &P, History &H) {
+/// both arms alike. The runs the history already holds (Done, in that
+/// order) are not run again. Stopped by a signal: false.
+Expected<bool> measureRuns(const AppPlan &P, History &H, size_t Done) {
+  size_t Total = 2 * size_t(P.MeasureRuns);
+  if (Done >= Total)
+    return true;
   std::error_code Ec;
   fs::create_directories(fs::path(P.OutDir) / "measure", Ec);
   R3_TRY(runOnce(P, "original", 0).takeError().context("the warm-up run"));
-  for (unsigned I = 0; I < P.MeasureRuns; ++I)
-    for (const char *Variant : I % 2 ? std::array{"tuned", "original"}
-                                     : std::array{"original", "tuned"}) {
-      auto R = runOnce(P, Variant, I);
-      if (!R)
-        return R.takeError();
-      R3_TRY(H.addAppRun(*R).takeError());
-      std::fprintf(stderr, "r3: end to end, run %u of %u (%s): %.3f s\n", I + 1,
-                   P.MeasureRuns, Variant, R->WallSeconds);
-    }
-  return Error::success();
+  for (size_t N = Done; N < Total; ++N) {
+    if (appStopSignal())
+      return false;
+    unsigned I = static_cast<unsigned>(N / 2);
+    auto Order = I % 2 ? std::array{"tuned", "original"}
+                       : std::array{"original", "tuned"};
+    const char *Variant = Order[N % 2];
+    auto R = runOnce(P, Variant, I);
+    if (!R)
+      return R.takeError();
+    R3_TRY(H.addAppRun(*R).takeError());
+    std::fprintf(stderr, "r3: end to end, run %u of %u (%s): %.3f s\n", I + 1,
+                 P.MeasureRuns, Variant, R->WallSeconds);
+  }
+  return true;
 }
 } // namespace
 
@@ -89,8 +97,17 @@ int measureApp(const AppPlan &P) {
   auto H = History::open(Db, HistoryMode::Open);
   if (!H)
     return fail(H.error());
-  if (Error E = measureRuns(P, **H))
+  std::vector<AppRunRow> Stored;
+  if (Error E = moveInto((*H)->appRuns(), Stored))
     return fail(E);
+  if (!Stored.empty())
+    std::fprintf(stderr, "r3: the history holds %zu end-to-end run%s already\n",
+                 Stored.size(), Stored.size() == 1 ? "" : "s");
+  bool Complete = false;
+  if (Error E = moveInto(measureRuns(P, **H, Stored.size()), Complete))
+    return fail(E);
+  if (!Complete)
+    return stoppedBefore(P, "the end-to-end runs were complete");
   std::vector<EvaluatedCandidate> Es;
   std::vector<KernelSummary> Ks;
   if (Error E = moveInto((*H)->evaluations(), Es))
