@@ -9,9 +9,9 @@
 
 #include "campaign/Campaign.h"
 #include "campaign/EventLoop.h"
-#include "campaign/History.h"
+#include "history/History.h"
 #include "campaign/WorkerProtocol.h"
-#include "report/Speedup.h"
+#include "replay/Speedup.h"
 #include "search/Strategy.h"
 #include "search/evolve/Evolution.h"
 #include "search/llm/LlmOperator.h"
@@ -83,7 +83,7 @@ struct KernelState {
   std::unique_ptr<search::Evolution> Evo;
   std::deque<VariantState> Variants;
   /// Its baselines by device and its verified times, by the rule `r3
-  /// report` applies (report/Speedup.h): the best, the baseline it is
+  /// report` applies (replay/Speedup.h): the best, the baseline it is
   /// compared with and the speedup are the report's, and the search's
   /// single scale (scale(), referenceBaselineMs()) comes from the same
   /// per-device baselines.

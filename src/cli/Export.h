@@ -2,7 +2,7 @@
 // (`r3 run --use` applies exported kernels).
 #pragma once
 
-#include "campaign/History.h"
+#include "history/History.h"
 #include "support/Error.h"
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "campaign/Campaign.h"
-#include "campaign/History.h"
+#include "history/History.h"
 #include "report/EndToEnd.h"
 #include "report/Summary.h"
 

@@ -1,7 +1,7 @@
 // `r3 report --format html`: the campaign as one self-contained page.
 #pragma once
 
-#include "campaign/History.h"
+#include "history/History.h"
 #include "support/Error.h"
 
 #include <nlohmann/json_fwd.hpp>

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "campaign/Campaign.h"
-#include "campaign/History.h"
-#include "report/Speedup.h"
+#include "history/History.h"
+#include "replay/Speedup.h"
 
 #include <nlohmann/json.hpp>
 

@@ -14,7 +14,7 @@
 #include "cli/Diagnostics.h"
 #include "cli/TuneApp.h"
 #include "campaign/Campaign.h"
-#include "campaign/History.h"
+#include "history/History.h"
 #include "support/FileUtil.h"
 #include "support/Paths.h"
 #include "record/Launcher.h"

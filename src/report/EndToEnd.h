@@ -6,7 +6,7 @@
 // (text, JSON, HTML) and `r3 tune --app`'s closing line.
 #pragma once
 
-#include "campaign/History.h"
+#include "history/History.h"
 #include "report/Summary.h"
 
 #include <optional>

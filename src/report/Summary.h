@@ -6,8 +6,8 @@
 // src/cli read the history, call these and print.
 #pragma once
 
-#include "campaign/History.h"
-#include "report/Speedup.h"
+#include "history/History.h"
+#include "replay/Speedup.h"
 
 #include <array>
 #include <map>

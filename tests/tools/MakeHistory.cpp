@@ -27,7 +27,7 @@
 //            and reply hold a <script> element), timeout, http_error,
 //            bad_response, over two models. Archive: island 0 holds variants
 //            1, 2 and 3, island 1 variants 5 and 3 (migrated)
-#include "campaign/History.h"
+#include "history/History.h"
 
 #include <chrono>
 #include <cstdio>

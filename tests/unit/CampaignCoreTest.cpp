@@ -9,7 +9,7 @@
 #include "SyntheticCapture.h"
 #include "campaign/Campaign.h"
 #include "campaign/EventLoop.h"
-#include "campaign/History.h"
+#include "history/History.h"
 #include "campaign/SearchState.h"
 #include "report/Summary.h"
 

@@ -5,7 +5,7 @@
 // killed writer loses only the uncommitted batch.
 #include "Catch.h"
 
-#include "campaign/History.h"
+#include "history/History.h"
 
 #include <sqlite3.h>
 

@@ -1,12 +1,12 @@
-// The baseline and speedup rule (report/Speedup.h) and the per-kernel
+// The baseline and speedup rule (replay/Speedup.h) and the per-kernel
 // summaries built on it (report/Summary.h): the baseline from rows or, in
 // histories without rows, from evaluations; per-device baselines, the
 // search's scale, the best time with baselines from one device and from
 // several, ties, untimed results, the speedup's interval, the lineage.
 #include "Catch.h"
 
-#include "campaign/History.h"
-#include "report/Speedup.h"
+#include "history/History.h"
+#include "replay/Speedup.h"
 #include "report/Summary.h"
 
 #include <filesystem>

@@ -2,8 +2,8 @@
 // outcome, and the prompts (stored once per hash, so a prompt repeated for
 // many calls costs its text once). Schema version 2; a history of version 1
 // opened for reading has no calls.
-#include "campaign/History.h"
-#include "campaign/HistorySql.h"
+#include "history/History.h"
+#include "history/HistorySql.h"
 
 namespace r3 {
 

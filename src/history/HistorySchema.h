@@ -2,7 +2,7 @@
 // step per version. docs/history-schema.md documents the tables.
 #pragma once
 
-#include "campaign/History.h"
+#include "history/History.h"
 
 #include <cstdint>
 #include <iterator>

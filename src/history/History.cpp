@@ -10,12 +10,12 @@
 // `PRAGMA user_version` and migrated forward by the steps in Migrations[];
 // `PRAGMA application_id` marks the file as an r3 history.
 // docs/history-schema.md documents all of it for sqlite3 users.
-#include "campaign/History.h"
+#include "history/History.h"
 
 #include "support/FileUtil.h"
 
-#include "campaign/HistorySchema.h"
-#include "campaign/HistorySql.h"
+#include "history/HistorySchema.h"
+#include "history/HistorySql.h"
 #include "support/Machine.h"
 
 #include <nlohmann/json.hpp>

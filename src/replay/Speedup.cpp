@@ -1,5 +1,5 @@
 // The baseline and speedup rule (Speedup.h says what it is and why).
-#include "report/Speedup.h"
+#include "replay/Speedup.h"
 
 #include "replay/Stats.h"
 

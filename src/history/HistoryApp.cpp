@@ -2,8 +2,8 @@
 // version 4): what `r3 tune --app` measured after its campaign, so that
 // `r3 report` can set the measured end-to-end speedup beside the predicted
 // one. A history of an older version opened for reading has none.
-#include "campaign/History.h"
-#include "campaign/HistorySql.h"
+#include "history/History.h"
+#include "history/HistorySql.h"
 
 namespace r3 {
 
