@@ -4,7 +4,7 @@
 // The kernels come from a campaign's history (each kernel's best verified
 // candidate, exported as `r3 export` writes it into a temporary folder) or
 // from folders `r3 export` wrote. Each becomes an entry of the plan
-// (record/UsePlan.h): the tuned code (a cubin; on the host, LLVM bitcode
+// (use/UsePlan.h): the tuned code (a cubin; on the host, LLVM bitcode
 // compiled here from the exported source), the module the campaign recorded
 // (so that a changed application is refused, not patched), the launch
 // settings and the tolerance. A kernel is left alone when its campaign has
@@ -23,7 +23,7 @@
 #include "compile/host/HostJit.h"
 #include "record/Launcher.h"
 #include "report/EndToEnd.h"
-#include "record/UsePlan.h"
+#include "use/UsePlan.h"
 #include "replay/Verify.h"
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"

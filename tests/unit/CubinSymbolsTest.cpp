@@ -2,7 +2,7 @@
 // damaged images.
 #include "Catch.h"
 
-#include "record/cuda/CubinSymbols.h"
+#include "cubin/CubinSymbols.h"
 
 #include <algorithm>
 #include <fstream>

@@ -4,7 +4,7 @@
 // opcodes written by hand, and on damaged images.
 #include "Catch.h"
 
-#include "record/cuda/CubinTextures.h"
+#include "cubin/CubinTextures.h"
 
 #include <cstring>
 #include <elf.h>

@@ -1,9 +1,9 @@
-// The r3 run ↔ application contract (record/UsePlan.h): the plan and the
+// The r3 run ↔ application contract (use/UsePlan.h): the plan and the
 // per-process reports round-trip every field; a damaged file is an error
 // naming the file, the line and what is wrong; reports are written whole.
 #include "Catch.h"
 
-#include "record/UsePlan.h"
+#include "use/UsePlan.h"
 
 #include <cstdio>
 #include <cstdlib>

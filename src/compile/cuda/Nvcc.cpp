@@ -12,7 +12,7 @@
 #include "compile/cuda/Stages.h"
 #include "support/FileUtil.h"
 
-#include "record/cuda/CubinSymbols.h"
+#include "cubin/CubinSymbols.h"
 #include "support/Process.h"
 #include "support/StringUtil.h"
 

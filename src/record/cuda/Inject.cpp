@@ -20,7 +20,7 @@
 #include "record/cuda/Injector.h"
 
 #include "record/Messages.h"
-#include "record/cuda/InjectUse.h"
+#include "use/InjectUse.h"
 #include "record/cuda/Driver.h"
 #include "support/Demangle.h"
 

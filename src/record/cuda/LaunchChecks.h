@@ -6,7 +6,7 @@
 // which a replay maps as plain device memory).
 #pragma once
 
-#include "record/cuda/CubinTextures.h"
+#include "cubin/CubinTextures.h"
 #include "record/cuda/DeviceMemory.h"
 #include "support/Error.h"
 

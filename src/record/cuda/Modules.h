@@ -6,7 +6,7 @@
 #pragma once
 
 #include "capture/Capture.h"
-#include "record/cuda/CubinSymbols.h"
+#include "cubin/CubinSymbols.h"
 #include "support/Error.h"
 
 #include <cuda.h>

@@ -1,4 +1,4 @@
-// The injection library under `r3 run --use` (record/UsePlan.h): launches of
+// The injection library under `r3 run --use` (use/UsePlan.h): launches of
 // the planned kernels run the campaign's tuned cubin, with its launch
 // settings, in place of the application's code. Nothing is recorded.
 //
@@ -25,9 +25,9 @@
 // mismatch stops the process with what differed. With --time-kernels such a
 // launch's time is the tuned kernel's: a kernel that started before the
 // check was done is the check's run of the original, and is not counted.
-#include "record/cuda/InjectUse.h"
-#include "record/UsePlan.h"
-#include "record/cuda/CubinSymbols.h"
+#include "use/InjectUse.h"
+#include "use/UsePlan.h"
+#include "cubin/CubinSymbols.h"
 #include "record/cuda/DeviceMemory.h"
 #include "record/cuda/Driver.h"
 #include "record/cuda/Launch.h"

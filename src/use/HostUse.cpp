@@ -4,7 +4,7 @@
 // pipeline and code generation level, its globals bound to the application's
 // own), and compares outputs under a campaign's tolerance when launches are
 // verified.
-#include "record/host/HostUse.h"
+#include "use/HostUse.h"
 
 #include "compile/host/HostJit.h"
 #include "replay/Verify.h"

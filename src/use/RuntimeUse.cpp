@@ -18,8 +18,8 @@
 #include "record/host/Runtime.h"
 
 #include "record/RecordEnv.h"
-#include "record/UsePlan.h"
-#include "record/host/HostUse.h"
+#include "use/UsePlan.h"
+#include "use/HostUse.h"
 #include "support/FileUtil.h"
 #include "support/Sha256.h"
 

@@ -4,9 +4,9 @@
 // code in .text.<mangled name>. Compiler-internal constant banks
 // (.nv.constant0.<kernel> for parameters, others for literals) hold no user
 // symbols.
-#include "record/cuda/CubinSymbols.h"
+#include "cubin/CubinSymbols.h"
 
-#include "record/cuda/CubinElf.h"
+#include "cubin/CubinElf.h"
 
 namespace r3 {
 

@@ -1,5 +1,5 @@
 // The plan and report files of `r3 run --use` (UsePlan.h).
-#include "record/UsePlan.h"
+#include "use/UsePlan.h"
 
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"

@@ -1,8 +1,8 @@
 // Texture and surface use of a cubin's kernels: EIATTR records and opcodes
 // (the evidence for both is in CubinTextures.h).
-#include "record/cuda/CubinTextures.h"
+#include "cubin/CubinTextures.h"
 
-#include "record/cuda/CubinElf.h"
+#include "cubin/CubinElf.h"
 
 #include <optional>
 #include <unordered_map>

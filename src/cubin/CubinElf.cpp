@@ -1,7 +1,7 @@
 // Bounds-checked ELF64 reading. The layout is plain ELF64 (see the System V
 // gABI): section headers at e_shoff, section names in the section e_shstrndx
 // names, and SHT_SYMTAB sections whose sh_link names their string table.
-#include "record/cuda/CubinElf.h"
+#include "cubin/CubinElf.h"
 
 namespace r3::cubin {
 
