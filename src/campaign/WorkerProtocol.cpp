@@ -29,25 +29,6 @@ std::vector<uint8_t> frame(WorkerMessageKind K, const wire::MetaWriter &Body) {
   return Out;
 }
 
-double readDouble(wire::MetaReader &R) {
-  uint64_t Bits = R.u64();
-  double D;
-  std::memcpy(&D, &Bits, sizeof(D));
-  return D;
-}
-
-void writeDouble(wire::MetaWriter &W, double D) {
-  uint64_t Bits;
-  std::memcpy(&Bits, &D, sizeof(D));
-  W.u64(Bits);
-}
-
-std::vector<std::string> readStrings(wire::MetaReader &R) {
-  std::vector<std::string> Out(R.count(sizeof(uint64_t)));
-  for (std::string &S : Out)
-    S = R.str();
-  return Out;
-}
 
 Error decodeJob(wire::MetaReader &R, WorkerJob &J) {
   J.Id = R.u64();
@@ -58,7 +39,7 @@ Error decodeJob(wire::MetaReader &R, WorkerJob &J) {
     SourceJob S;
     S.Text = R.str();
     S.FileName = R.str();
-    S.Flags = readStrings(R);
+    S.Flags = R.strs();
     S.Settings = decodeSettings(R);
     J.Source = std::move(S);
   }
@@ -72,9 +53,9 @@ Error decodeJob(wire::MetaReader &R, WorkerJob &J) {
 Error decodeResultBody(wire::MetaReader &R, WorkerResult &Out) {
   Out.Id = R.u64();
   std::vector<uint8_t> Meta = R.bytes();
-  Out.EvalMs = readDouble(R);
-  Out.Started = readDouble(R);
-  Out.Finished = readDouble(R);
+  Out.EvalMs = R.f64();
+  Out.Started = R.f64();
+  Out.Finished = R.f64();
   Out.Device = R.str();
   R3_TRY(R.finish("worker result"));
   return moveInto(decodeResult(Meta), Out.Result);
@@ -95,9 +76,7 @@ std::vector<uint8_t> encodeJob(const WorkerJob &J) {
   if (J.Source) {
     const SourceJob &S = *J.Source;
     W.str(S.Text).str(S.FileName);
-    W.u32(static_cast<uint32_t>(S.Flags.size()));
-    for (const std::string &F : S.Flags)
-      W.str(F);
+    W.strs(S.Flags);
     encodeSettings(W, S.Settings);
   }
   return frame(WorkerMessageKind::Job, W);
@@ -106,9 +85,9 @@ std::vector<uint8_t> encodeJob(const WorkerJob &J) {
 std::vector<uint8_t> encodeResult(const WorkerResult &R) {
   wire::MetaWriter W;
   W.u64(R.Id).bytes(encode(R.Result).data());
-  writeDouble(W, R.EvalMs);
-  writeDouble(W, R.Started);
-  writeDouble(W, R.Finished);
+  W.f64(R.EvalMs);
+  W.f64(R.Started);
+  W.f64(R.Finished);
   W.str(R.Device);
   return frame(WorkerMessageKind::Result, W);
 }

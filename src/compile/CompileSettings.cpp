@@ -158,9 +158,7 @@ void encodeSettings(wire::MetaWriter &W, const CompileSettings &S) {
   if (S.Bounds)
     W.u32(S.Bounds->MaxThreads).u32(S.Bounds->MinBlocks);
   W.u32(S.SpecializeArgs).u32(S.SpecializeDims);
-  W.u32(static_cast<uint32_t>(S.NvccOptions.size()));
-  for (const std::string &O : S.NvccOptions)
-    W.str(O);
+  W.strs(S.NvccOptions);
 }
 
 CompileSettings decodeSettings(wire::MetaReader &R) {
@@ -176,9 +174,7 @@ CompileSettings decodeSettings(wire::MetaReader &R) {
   }
   S.SpecializeArgs = R.u32() != 0;
   S.SpecializeDims = R.u32() != 0;
-  S.NvccOptions.resize(R.count(sizeof(uint64_t)));
-  for (std::string &O : S.NvccOptions)
-    O = R.str();
+  S.NvccOptions = R.strs();
   return S;
 }
 

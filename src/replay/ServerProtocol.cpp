@@ -20,19 +20,6 @@ using wire::MetaWriter;
 constexpr wire::FrameLimits Limits{101, 107, 64ull << 20, 4ull << 30};
 constexpr int64_t NoValue = INT64_MIN;
 
-void f64(MetaWriter &W, double V) {
-  uint64_t B;
-  std::memcpy(&B, &V, 8);
-  W.u64(B);
-}
-
-double f64(MetaReader &R) {
-  uint64_t B = R.u64();
-  double V;
-  std::memcpy(&V, &B, 8);
-  return V;
-}
-
 void optI64(MetaWriter &W, const std::optional<int64_t> &V) {
   W.i64(V ? *V : NoValue);
 }
@@ -68,30 +55,15 @@ template <typename E> bool enumField(MetaReader &R, uint32_t Count, E &Out) {
   return V < Count;
 }
 
-void strs(MetaWriter &W, const std::vector<std::string> &V) {
-  W.u32(static_cast<uint32_t>(V.size()));
-  for (const std::string &S : V)
-    W.str(S);
-}
-
-std::vector<std::string> strs(MetaReader &R) {
-  // Each string costs at least its 8-byte length: a count beyond what the
-  // frame holds is a broken frame, which finish() reports.
-  std::vector<std::string> V(R.count(sizeof(uint64_t)));
-  for (std::string &S : V)
-    S = R.str();
-  return V;
-}
-
 void encodeVerify(MetaWriter &W, const VerifySettings &S) {
   W.u32(static_cast<uint32_t>(S.Tolerance));
-  f64(W, S.Value);
+  W.f64(S.Value);
   W.u32(static_cast<uint32_t>(S.Type)).u32(static_cast<uint32_t>(S.Poison));
 }
 
 bool decodeVerify(MetaReader &R, VerifySettings &S) {
   bool Ok = enumField(R, 4, S.Tolerance);
-  S.Value = f64(R);
+  S.Value = R.f64();
   Ok &= enumField(R, 3, S.Type);
   Ok &= enumField(R, 3, S.Poison);
   return Ok;
@@ -193,7 +165,7 @@ MetaWriter encode(const OpenMsg &M) {
   MetaWriter W;
   W.u32(ServerProtocolVersion).str(M.CapturePath).str(M.ScratchDir);
   W.u64(M.AddressSpaceBytes);
-  f64(W, M.CpuSeconds);
+  W.f64(M.CpuSeconds);
   return W;
 }
 
@@ -204,7 +176,7 @@ Expected<OpenMsg> decodeOpen(std::span<const uint8_t> Meta) {
   M.CapturePath = R.str();
   M.ScratchDir = R.str();
   M.AddressSpaceBytes = R.u64();
-  M.CpuSeconds = f64(R);
+  M.CpuSeconds = R.f64();
   R3_TRY(R.finish("open"));
   if (Version != ServerProtocolVersion)
     return makeError("replay server protocol: version ", Version,
@@ -233,7 +205,7 @@ Expected<OpenedMsg> decodeOpened(std::span<const uint8_t> Meta) {
 
 MetaWriter encode(const RunningMsg &M) {
   MetaWriter W;
-  f64(W, M.CompileMs);
+  W.f64(M.CompileMs);
   W.str(M.Pipeline).i64(M.CodegenOpt).u32(M.Poisoned);
   return W;
 }
@@ -241,7 +213,7 @@ MetaWriter encode(const RunningMsg &M) {
 Expected<RunningMsg> decodeRunning(std::span<const uint8_t> Meta) {
   MetaReader R(Meta);
   RunningMsg M;
-  M.CompileMs = f64(R);
+  M.CompileMs = R.f64();
   M.Pipeline = R.str();
   M.CodegenOpt = static_cast<int>(R.i64());
   M.Poisoned = R.u32() != 0;
@@ -270,13 +242,13 @@ MetaWriter encodeCandidate(const Candidate &C) {
   dims(W, C.Grid);
   dims(W, C.Block);
   W.str(C.GridRule);
-  strs(W, C.ParamNames);
+  W.strs(C.ParamNames);
   optI64(W, C.DynamicShared ? std::optional<int64_t>(*C.DynamicShared)
                             : std::nullopt);
   W.u32(static_cast<uint32_t>(C.Cache));
   W.u32(C.Warmup).u32(C.Repetitions).u32(C.MinRepetitions);
-  f64(W, C.TargetCi);
-  f64(W, C.TimeoutSeconds);
+  W.f64(C.TargetCi);
+  W.f64(C.TimeoutSeconds);
   W.u32(C.FlushL2);
   encodeVerify(W, C.Verify);
   W.u32(C.DeterminismRuns);
@@ -296,15 +268,15 @@ Expected<Candidate> decodeCandidate(std::span<const uint8_t> Meta,
   C.Grid = dims(R);
   C.Block = dims(R);
   C.GridRule = R.str();
-  C.ParamNames = strs(R);
+  C.ParamNames = R.strs();
   if (auto Shared = optI64(R))
     C.DynamicShared = static_cast<uint32_t>(*Shared);
   Ok &= enumField(R, 4, C.Cache);
   C.Warmup = R.u32();
   C.Repetitions = R.u32();
   C.MinRepetitions = R.u32();
-  C.TargetCi = f64(R);
-  C.TimeoutSeconds = f64(R);
+  C.TargetCi = R.f64();
+  C.TimeoutSeconds = R.f64();
   C.FlushL2 = R.u32() != 0;
   Ok &= decodeVerify(R, C.Verify);
   C.DeterminismRuns = R.u32();
@@ -319,16 +291,16 @@ MetaWriter encode(const CandidateResult &Res) {
   MetaWriter W;
   W.u32(Res.Verified).u32(static_cast<uint32_t>(Res.Failure)).str(Res.Message);
   W.u64s(Res.TimesNs);
-  f64(W, Res.CompileMs);
+  W.f64(Res.CompileMs);
   optI64(W, Res.Registers);
   optI64(W, Res.Spills);
   optI64(W, Res.SharedBytes);
   W.str(Res.Pipeline).i64(Res.CodegenOpt).u32(Res.Poisoned).str(Res.Sandbox);
   W.u32(Res.DeviceLost);
-  f64(W, Res.LoadMs);
-  f64(W, Res.RestoreMs);
+  W.f64(Res.LoadMs);
+  W.f64(Res.RestoreMs);
   W.u64s(Res.EventTimesNs).str(Res.Timer);
-  f64(W, Res.BusyMs);
+  W.f64(Res.BusyMs);
   W.str(Res.Nondeterminism).u32(Res.NondeterminismCovered);
   return W;
 }
@@ -340,7 +312,7 @@ Expected<CandidateResult> decodeResult(std::span<const uint8_t> Meta) {
   bool Ok = enumField(R, 6, Res.Failure);
   Res.Message = R.str();
   Res.TimesNs = R.u64s();
-  Res.CompileMs = f64(R);
+  Res.CompileMs = R.f64();
   Res.Registers = optI64(R);
   Res.Spills = optI64(R);
   Res.SharedBytes = optI64(R);
@@ -349,11 +321,11 @@ Expected<CandidateResult> decodeResult(std::span<const uint8_t> Meta) {
   Res.Poisoned = R.u32() != 0;
   Res.Sandbox = R.str();
   Res.DeviceLost = R.u32() != 0;
-  Res.LoadMs = f64(R);
-  Res.RestoreMs = f64(R);
+  Res.LoadMs = R.f64();
+  Res.RestoreMs = R.f64();
   Res.EventTimesNs = R.u64s();
   Res.Timer = R.str();
-  Res.BusyMs = f64(R);
+  Res.BusyMs = R.f64();
   Res.Nondeterminism = R.str();
   Res.NondeterminismCovered = R.u32() != 0;
   R3_TRY(R.finish("result"));

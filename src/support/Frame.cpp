@@ -19,6 +19,19 @@ MetaWriter &MetaWriter::str(const std::string &S) {
   return raw(S.data(), S.size());
 }
 
+MetaWriter &MetaWriter::f64(double V) {
+  uint64_t Bits;
+  std::memcpy(&Bits, &V, sizeof(V));
+  return u64(Bits);
+}
+
+MetaWriter &MetaWriter::strs(const std::vector<std::string> &V) {
+  u32(static_cast<uint32_t>(V.size()));
+  for (const std::string &S : V)
+    str(S);
+  return *this;
+}
+
 MetaWriter &MetaWriter::bytes(std::span<const uint8_t> B) {
   u64(B.size());
   return raw(B.data(), B.size());
@@ -78,6 +91,21 @@ std::vector<uint8_t> MetaReader::bytes() {
   std::vector<uint8_t> B(Data.begin() + Pos, Data.begin() + Pos + N);
   Pos += N;
   return B;
+}
+
+double MetaReader::f64() {
+  uint64_t Bits = u64();
+  double V;
+  std::memcpy(&V, &Bits, sizeof(V));
+  return V;
+}
+
+std::vector<std::string> MetaReader::strs() {
+  // Each string costs at least its 8-byte length.
+  std::vector<std::string> V(count(sizeof(uint64_t)));
+  for (std::string &S : V)
+    S = str();
+  return V;
 }
 
 std::vector<uint64_t> MetaReader::u64s() {

@@ -25,7 +25,11 @@ public:
   MetaWriter &u32(uint32_t V) { return raw(&V, sizeof(V)); }
   MetaWriter &u64(uint64_t V) { return raw(&V, sizeof(V)); }
   MetaWriter &i64(int64_t V) { return raw(&V, sizeof(V)); }
+  /// A double by its bits (every protocol encodes doubles this way).
+  MetaWriter &f64(double V);
   MetaWriter &str(const std::string &S);
+  /// A u32 count, then each string.
+  MetaWriter &strs(const std::vector<std::string> &V);
   MetaWriter &bytes(std::span<const uint8_t> B);
   MetaWriter &u64s(std::span<const uint64_t> V);
   const std::vector<uint8_t> &data() const { return Data; }
@@ -43,7 +47,11 @@ public:
   uint32_t u32();
   uint64_t u64();
   int64_t i64();
+  double f64();
   std::string str();
+  /// strs()'s list; a count beyond what the frame holds is a read past the
+  /// end (count()).
+  std::vector<std::string> strs();
   std::vector<uint8_t> bytes();
   std::vector<uint64_t> u64s();
   /// A u32 element count, checked against the bytes left when every element

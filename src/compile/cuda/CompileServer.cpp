@@ -28,9 +28,7 @@ constexpr wire::FrameLimits ReplyLimits{Reply, Failure, 64u << 20, 4ull << 30};
 
 wire::MetaWriter encodeOptions(const CudaCompileOptions &O) {
   wire::MetaWriter W;
-  W.str(O.SourcePath).u32(static_cast<uint32_t>(O.Flags.size()));
-  for (const std::string &F : O.Flags)
-    W.str(F);
+  W.str(O.SourcePath).strs(O.Flags);
   W.str(O.Kernel).i64(O.ComputeMajor).i64(O.ComputeMinor);
   encodeSettings(W, O.Settings);
   W.u32(O.Specialize.has_value());
@@ -46,18 +44,11 @@ wire::MetaWriter encodeOptions(const CudaCompileOptions &O) {
   return W;
 }
 
-std::vector<std::string> strings(wire::MetaReader &R) {
-  std::vector<std::string> V(R.count(sizeof(uint64_t)));
-  for (std::string &S : V)
-    S = R.str();
-  return V;
-}
-
 Expected<CudaCompileOptions> decodeOptions(std::span<const uint8_t> Meta) {
   wire::MetaReader R(Meta);
   CudaCompileOptions O;
   O.SourcePath = R.str();
-  O.Flags = strings(R);
+  O.Flags = R.strs();
   O.Kernel = R.str();
   O.ComputeMajor = static_cast<int>(R.i64());
   O.ComputeMinor = static_cast<int>(R.i64());

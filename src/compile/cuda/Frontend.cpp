@@ -149,38 +149,55 @@ std::string toolkitDir() {
   return R3_CUDA_TOOLKIT_DIR;
 }
 
-std::string frontendIdentity(const CudaCompileOptions &O) {
-  std::string Clang = hostClang();
-  std::vector<std::string> Argv = clangArgv(O, "", "");
+std::string toolIdentity(const char *Name, const std::string &Path) {
   struct stat St {};
-  ::stat(Clang.c_str(), &St);
-  return "clang=" + Clang + ";size=" + std::to_string(St.st_size) +
-         ";mtime=" + std::to_string(St.st_mtime) + ";cuda=" + toolkitDir() +
-         ";shim=" + shimDir() + ";argv=" + join(Argv, "\n");
+  ::stat(Path.c_str(), &St);
+  return std::string(Name) + "=" + Path + ";size=" +
+         std::to_string(St.st_size) + ";mtime=" + std::to_string(St.st_mtime);
 }
 
-Expected<FrontendOutput> runFrontend(const CudaCompileOptions &O) {
-  R3_TRY(checkRegularFile(O.SourcePath));
-  auto Output = TempFile::create(".bc");
+Expected<ChildCompile> runCompilerChild(
+    const std::string &Source, const char *Suffix, const char *What,
+    const std::function<std::vector<std::string>(const std::string &,
+                                                 const std::string &)> &Argv) {
+  R3_TRY(checkRegularFile(Source));
+  auto Output = TempFile::create(Suffix);
   if (!Output)
     return Output.takeError();
   auto Deps = TempFile::create(".d");
   if (!Deps)
     return Deps.takeError();
-  std::vector<std::string> Argv = clangArgv(O, Output->path(), Deps->path());
+  std::vector<std::string> Words = Argv(Output->path(), Deps->path());
   ChildResult R;
-  R3_TRY(moveInto(runCapturing(Argv), R));
+  R3_TRY(moveInto(runCapturing(Words), R));
   if (!R.succeeded())
-    return makeError("compiling '", O.SourcePath, "' with ", Argv[0],
-                     " failed (", describeStatus(R.Status), "):\n",
+    return makeError("compiling '", Source, "' with ", Words[0], " failed (",
+                     describeStatus(R.Status), "):\n",
                      trimmedDiagnostics(R.Output));
-  FrontendOutput Out;
-  Out.Bitcode = readWhole(Output->path());
-  Out.Dependencies = parseDepFile(readWhole(Deps->path()));
-  if (Out.Bitcode.empty())
-    return makeError("compiling '", O.SourcePath, "': ", Argv[0],
-                     " wrote no bitcode");
+  ChildCompile Out;
+  Out.Output = readWhole(Output->path());
+  Out.Dependencies = dependenciesOf(Deps->path());
+  Out.Printed = std::move(R.Output);
+  if (Out.Output.empty())
+    return makeError("compiling '", Source, "': ", Words[0], " wrote no ",
+                     What);
   return Out;
+}
+
+std::string frontendIdentity(const CudaCompileOptions &O) {
+  return toolIdentity("clang", hostClang()) + ";cuda=" + toolkitDir() +
+         ";shim=" + shimDir() + ";argv=" + join(clangArgv(O, "", ""), "\n");
+}
+
+Expected<FrontendOutput> runFrontend(const CudaCompileOptions &O) {
+  ChildCompile C;
+  R3_TRY(moveInto(runCompilerChild(O.SourcePath, ".bc", "bitcode",
+                                   [&O](const std::string &Out,
+                                        const std::string &Deps) {
+                                     return clangArgv(O, Out, Deps);
+                                   }),
+                  C));
+  return FrontendOutput{std::move(C.Output), std::move(C.Dependencies)};
 }
 
 Expected<std::unique_ptr<Module>> parseBitcode(const std::string &Bytes,

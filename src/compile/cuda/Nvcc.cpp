@@ -50,31 +50,20 @@ std::vector<std::string> nvccArgv(const CudaCompileOptions &O,
   return A;
 }
 
-std::vector<uint8_t> readBytes(const std::string &Path) {
-  auto Text = readWholeFile(Path, "cubin nvcc wrote");
-  return Text ? std::vector<uint8_t>(Text->begin(), Text->end())
-              : std::vector<uint8_t>();
-}
 } // namespace
 
 Expected<NvccOutput> compileWithNvcc(const CudaCompileOptions &O) {
-  auto Out = TempFile::create(".cubin");
-  if (!Out)
-    return Out.takeError();
-  auto Deps = TempFile::create(".d");
-  if (!Deps)
-    return Deps.takeError();
-  std::vector<std::string> Argv = nvccArgv(O, Out->path(), Deps->path());
-  ChildResult R;
-  R3_TRY(moveInto(runCapturing(Argv), R));
-  if (!R.succeeded())
-    return makeError("compiling '", O.SourcePath, "' with ", Argv[0],
-                     " failed (", describeStatus(R.Status), "):\n",
-                     trimmedDiagnostics(R.Output));
+  ChildCompile C;
+  R3_TRY(moveInto(runCompilerChild(O.SourcePath, ".cubin", "cubin",
+                                   [&O](const std::string &Out,
+                                        const std::string &Deps) {
+                                     return nvccArgv(O, Out, Deps);
+                                   }),
+                  C));
   NvccOutput N;
-  N.Cubin = readBytes(Out->path());
-  N.Log = trimmedLog(R.Output);
-  N.Dependencies = dependenciesOf(Deps->path());
+  N.Cubin.assign(C.Output.begin(), C.Output.end());
+  N.Log = trimmedLog(C.Printed);
+  N.Dependencies = std::move(C.Dependencies);
   if (N.Dependencies.empty())
     N.Dependencies = {O.SourcePath};
   CubinSymbols Symbols;
@@ -84,12 +73,6 @@ Expected<NvccOutput> compileWithNvcc(const CudaCompileOptions &O) {
   return N;
 }
 
-std::string nvccIdentity() {
-  std::string Path = nvccPath();
-  struct stat St {};
-  ::stat(Path.c_str(), &St);
-  return "nvcc=" + Path + ";size=" + std::to_string(St.st_size) +
-         ";mtime=" + std::to_string(St.st_mtime);
-}
+std::string nvccIdentity() { return toolIdentity("nvcc", nvccPath()); }
 
 } // namespace r3::cuda

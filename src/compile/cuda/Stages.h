@@ -9,6 +9,7 @@
 #include "compile/cuda/CudaCompiler.h"
 
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,27 @@ std::string toolkitDir();
 
 /// The files a Make dependency file (clang's or nvcc's -MD) names.
 std::vector<std::string> dependenciesOf(const std::string &DepFile);
+
+/// What a compiler run as a child made: its output file's bytes, the files
+/// its dependency file names, and what it printed.
+struct ChildCompile {
+  std::string Output;
+  std::vector<std::string> Dependencies;
+  std::string Printed;
+};
+
+/// The one way a compiler runs as a child (clang's front end, nvcc): the
+/// command line Argv gives for a temporary output file (named ...Suffix)
+/// and dependency file, run without a shell; a failure quotes the
+/// compiler's diagnostics, an empty output is an error naming What.
+Expected<ChildCompile> runCompilerChild(
+    const std::string &Source, const char *Suffix, const char *What,
+    const std::function<std::vector<std::string>(const std::string &Output,
+                                                 const std::string &Deps)>
+        &Argv);
+
+/// A compiler binary's identity for cache keys: "Name=PATH;size=N;mtime=T".
+std::string toolIdentity(const char *Name, const std::string &Path);
 
 // --- Nvcc.cpp ---
 
