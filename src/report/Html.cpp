@@ -7,12 +7,12 @@
 // escaped, since it can hold LLM output; the content security policy lets
 // nothing but the page's own script and styles run, should a string ever
 // slip through.
-#include "cli/ReportHtml.h"
+#include "report/Html.h"
 
-#include "campaign/Identity.h"
-#include "cli/Report.h"
-#include "cli/ReportHtmlParts.h"
-#include "cli/Svg.h"
+#include "report/Model.h"
+#include "report/HtmlParts.h"
+#include "support/Sha256.h"
+#include "report/Svg.h"
 #include "r3/Version.h"
 #include "support/Machine.h"
 #include "support/StringUtil.h"
@@ -26,7 +26,7 @@
 #include <map>
 #include <set>
 
-namespace r3::cli::html {
+namespace r3::report::html {
 
 using nlohmann::json;
 using svg::escape;
@@ -666,9 +666,9 @@ double timeOrigin(const json &Report, const std::vector<KernelData> &Ks) {
   return std::isfinite(T0) ? T0 : 0;
 }
 } // namespace
-} // namespace r3::cli::html
+} // namespace r3::report::html
 
-namespace r3::cli {
+namespace r3::report {
 
 Expected<std::string> reportHtml(History &H, const nlohmann::json &Report) {
   using namespace html;
@@ -696,4 +696,4 @@ Expected<std::string> reportHtml(History &H, const nlohmann::json &Report) {
               Body);
 }
 
-} // namespace r3::cli
+} // namespace r3::report

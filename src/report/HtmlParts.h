@@ -1,4 +1,4 @@
-// Internal to the HTML report (ReportHtml*.cpp): what a kernel's section is
+// Internal to the HTML report (Html*.cpp): what a kernel's section is
 // drawn from, the table writer, and the sections kept in files of their own.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace r3::cli::html {
+namespace r3::report::html {
 
 /// What a kernel's section draws: its part of the report, and the rows of
 /// the history the report does not carry.
@@ -26,7 +26,7 @@ struct KernelData {
   const KernelSpec *Spec = nullptr;
   /// The baseline and speedup rule's view of the kernel, for times drawn
   /// beside the report's baseline (KernelTimes::comparable).
-  report::KernelTimes Times;
+  KernelTimes Times;
   const nlohmann::json &report() const { return *Report; }
   std::string id(const std::string &Chart) const {
     return "k" + std::to_string(Index) + "-" + Chart;
@@ -55,4 +55,4 @@ std::string text(const nlohmann::json &J);
 std::string archiveSection(const KernelData &D,
                            const std::optional<Campaign> &C);
 
-} // namespace r3::cli::html
+} // namespace r3::report::html

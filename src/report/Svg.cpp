@@ -1,7 +1,7 @@
 // SVG charts drawn as text: each chart is one <svg class="chart"> with a
 // viewBox (the page's CSS scales it), a title, axes with round ticks, and a
 // <title> per mark for the tooltip.
-#include "cli/Svg.h"
+#include "report/Svg.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
-// The end-to-end part of `r3 report` and `r3 status` (Report.h): the kernels'
+// The end-to-end part of the report (Model.h): the kernels'
 // shares come from the campaign stored in the history, their speedups from
 // the summaries, the measured runs from the history's app_runs.
-#include "cli/Report.h"
+#include "report/Model.h"
 
 #include "report/EndToEnd.h"
 #include "support/StringUtil.h"
@@ -10,11 +10,11 @@
 
 #include <cmath>
 
-namespace r3::cli {
+namespace r3::report {
 
 using nlohmann::json;
 
-Expected<report::EndToEnd> endToEndOf(History &H,
+Expected<EndToEnd> endToEndOf(History &H,
                                       const std::vector<KernelSummary> &Ks) {
   std::optional<CampaignRow> Row;
   R3_TRY(moveInto(H.campaign(), Row));
@@ -62,4 +62,4 @@ std::string endToEndText(const json &E) {
   return Out + "             " + join(Parts, ", ") + "\n";
 }
 
-} // namespace r3::cli
+} // namespace r3::report

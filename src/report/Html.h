@@ -8,7 +8,7 @@
 
 #include <string>
 
-namespace r3::cli {
+namespace r3::report {
 
 /// The page for a history whose report (reportJson) is Report: per kernel,
 /// the best time over evaluations and over time, the speedup by level and by
@@ -17,4 +17,4 @@ namespace r3::cli {
 /// inline, and its content security policy forbids anything else.
 Expected<std::string> reportHtml(History &H, const nlohmann::json &Report);
 
-} // namespace r3::cli
+} // namespace r3::report

@@ -3,15 +3,15 @@
 // (the cell index is row-major over them, Archive::cellOf), with knob values
 // or bin ranges as labels; without the campaign file it is built from the
 // distinct descriptor values the archive rows hold.
-#include "cli/ReportHtmlParts.h"
+#include "report/HtmlParts.h"
 
-#include "cli/Svg.h"
+#include "report/Svg.h"
 #include "support/StringUtil.h"
 
 #include <algorithm>
 #include <map>
 
-namespace r3::cli::html {
+namespace r3::report::html {
 
 using nlohmann::json;
 using svg::escape;
@@ -171,4 +171,4 @@ std::string archiveSection(const KernelData &D,
          "</p>\n";
 }
 
-} // namespace r3::cli::html
+} // namespace r3::report::html
