@@ -788,13 +788,9 @@ Expected<Campaign> parseCampaign(const std::string &Text,
 
 Expected<Campaign> loadCampaign(const std::string &Path,
                                 bool MissingCapturesOk) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return makeError(Path, ": cannot read the campaign file: ",
-                     pathExists(Path) ? "permission denied" : "no such file");
-  std::ostringstream Text;
-  Text << In.rdbuf();
-  return parseCampaign(Text.str(), Path, MissingCapturesOk);
+  std::string Text;
+  R3_TRY(moveInto(readWholeFile(Path, "campaign file"), Text));
+  return parseCampaign(Text, Path, MissingCapturesOk);
 }
 
 } // namespace r3

@@ -1,5 +1,6 @@
 // Flags from compile_commands.json (CompileCommands.h).
 #include "compile/CompileCommands.h"
+#include "support/FileUtil.h"
 
 #include <nlohmann/json.hpp>
 
@@ -85,12 +86,7 @@ size_t keep(const std::vector<std::string> &W, size_t I, const std::string &Dir,
 }
 
 Expected<std::string> readDatabase(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return makeError("compile commands '", Path, "' cannot be opened");
-  std::ostringstream Text;
-  Text << In.rdbuf();
-  return Text.str();
+  return readWholeFile(Path, "compile commands");
 }
 
 std::string canonical(const std::string &P, const std::string &Dir) {

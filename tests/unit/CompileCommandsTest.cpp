@@ -88,5 +88,6 @@ TEST_CASE("a malformed database is an error", "[compile-commands]") {
   auto None = flagsFromCompileCommands("/no/such/db.json", "k.cu");
   REQUIRE(!None);
   CHECK(None.error().message() ==
-        "compile commands '/no/such/db.json' cannot be opened");
+        "/no/such/db.json: cannot read the compile commands: No such file or "
+        "directory");
 }

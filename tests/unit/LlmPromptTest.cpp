@@ -61,5 +61,6 @@ TEST_CASE("prompt templates: the installed ones", "[llm]") {
   CHECK(User.find("<<<<<<< SEARCH") != std::string::npos);
   CHECK_FALSE(P->System.render(V).empty());
   CHECK(loadPrompts("/nonexistent").error().message() ==
-        "cannot read the prompt template '/nonexistent/system.txt'");
+        "/nonexistent/system.txt: cannot read the prompt template: No such "
+        "file or directory");
 }

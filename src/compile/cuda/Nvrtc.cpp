@@ -6,6 +6,7 @@
 // There is no LLVM pipeline and no IR to specialize; launch bounds and the
 // register limit become PTX directives of the entry.
 #include "compile/cuda/Stages.h"
+#include "support/FileUtil.h"
 
 #include <nvrtc.h>
 
@@ -27,12 +28,7 @@ struct Program {
 };
 
 Expected<std::string> readSource(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return makeError("source file '", Path, "' does not exist");
-  std::ostringstream S;
-  S << In.rdbuf();
-  return S.str();
+  return readWholeFile(Path, "source file");
 }
 
 std::string directoryOf(const std::string &Path) {

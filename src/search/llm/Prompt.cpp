@@ -97,12 +97,9 @@ Expected<PromptTemplate> PromptTemplate::parse(std::string Text,
 }
 
 Expected<PromptTemplate> PromptTemplate::load(const std::string &Path) {
-  std::ifstream In(Path);
-  if (!In)
-    return makeError("cannot read the prompt template '", Path, "'");
-  std::ostringstream S;
-  S << In.rdbuf();
-  return parse(S.str(), Path);
+  std::string Text;
+  R3_TRY(moveInto(readWholeFile(Path, "prompt template"), Text));
+  return parse(Text, Path);
 }
 
 std::string
