@@ -32,12 +32,9 @@ class CompileServer {};
 
 namespace r3 {
 
-namespace {
 namespace fs = std::filesystem;
 
-/// Everything that determines a job's code, as one key: a specialized
-/// kernel also depends on its launch and the block it runs with.
-std::string codeKey(const WorkerJob &J) {
+std::string jobCodeKey(const WorkerJob &J) {
   const SourceJob &S = *J.Source;
   wire::MetaWriter Settings;
   encodeSettings(Settings, S.Settings);
@@ -57,6 +54,8 @@ std::string codeKey(const WorkerJob &J) {
   }
   return sha256Hex(join(Parts, std::string_view("\0", 1)));
 }
+
+namespace {
 
 /// The source's text at a path that depends only on the text and the name.
 /// Several compile threads (and workers) may write it at once: each writes
@@ -117,7 +116,7 @@ Expected<const CaptureReader *> JobCompiler::capture(const std::string &Path) {
 
 Expected<std::vector<uint8_t>> JobCompiler::hostBitcode(const WorkerJob &J) {
   const SourceJob &S = *J.Source;
-  fs::path Dir = fs::path(Scratch) / codeKey(J).substr(0, 16);
+  fs::path Dir = fs::path(Scratch) / jobCodeKey(J).substr(0, 16);
   std::error_code EC;
   fs::create_directories(Dir, EC);
   fs::path File = Dir / fs::path(S.FileName).filename();
@@ -176,7 +175,7 @@ JobCompiled JobCompiler::compile(WorkerJob &J) {
     HostCache.clear();
     CudaCache.clear();
   }
-  std::string Key = J.Target == Backend::Host ? hostKey(J) : codeKey(J);
+  std::string Key = J.Target == Backend::Host ? hostKey(J) : jobCodeKey(J);
   if (J.Target == Backend::Host) {
     auto It = HostCache.find(Key);
     if (It == HostCache.end()) {

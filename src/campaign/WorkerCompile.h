@@ -25,6 +25,12 @@ class CompileServer;
 /// captures side by side.
 std::mutex &captureOpenLock();
 
+/// Everything that determines a job's code (J has a Source), as one
+/// key: the source, flags, compiler settings, kernel and capture, and for a
+/// specialized kernel the launch, block and grid rule whose values it folds
+/// in. Jobs with one key share one compiled code.
+std::string jobCodeKey(const WorkerJob &J);
+
 /// What compiling a job gave beside its code.
 struct JobCompiled {
   std::optional<CandidateResult> Failed; ///< a compile error, as the result

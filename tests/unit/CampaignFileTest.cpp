@@ -4,6 +4,7 @@
 #include "Catch.h"
 
 #include "campaign/Campaign.h"
+#include "campaign/WorkerCompile.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -629,4 +630,33 @@ TEST_CASE("the reference campaign's [llm] section is valid uncommented",
   CHECK(C->Llm.TimeoutSeconds == 120);
   CHECK(C->Llm.MaxCalls == 200);
   CHECK(C->Llm.Prompts == F.path("my-prompts"));
+}
+
+TEST_CASE("a specialized kernel's code depends on its block",
+          "[campaign]") {
+  // The worker keeps compiled code by this key: a kernel with its grid and
+  // block folded in must not be reused for another block size.
+  WorkerJob A;
+  A.Capture = "/captures/app.h5";
+  A.Target = Backend::Cuda;
+  A.Work.Kernel = "_Z5scalePfPKffii";
+  A.Work.Launches = {3};
+  A.Work.Block = Dim3{128, 1, 1};
+  A.Source = SourceJob{};
+  A.Source->Text = "__global__ void scale(...) {}";
+  A.Source->FileName = "scale.cu";
+  WorkerJob B = A;
+  B.Work.Block = Dim3{256, 1, 1};
+  // Unspecialized, the block is a launch setting: one code for both.
+  CHECK(jobCodeKey(A) == jobCodeKey(B));
+  A.Source->Settings.SpecializeDims = true;
+  B.Source->Settings.SpecializeDims = true;
+  CHECK(jobCodeKey(A) != jobCodeKey(B));
+  WorkerJob C = A;
+  C.Work.Launches = {4}; // another launch's recorded values
+  CHECK(jobCodeKey(A) != jobCodeKey(C));
+  // Any compiler setting changes the code.
+  WorkerJob D = A;
+  D.Source->Settings.MaxRegisters = 64;
+  CHECK(jobCodeKey(A) != jobCodeKey(D));
 }
