@@ -1,8 +1,9 @@
 """r3 tune --app stopped by SIGUSR1 (what a batch system's warning sends)
-and resumed with --resume, twice: once while the campaign runs (the stop is
-passed on to r3 tune, which checkpoints) and once during the end-to-end
-runs (the run in progress finishes, the rest wait for the resume). Prints
-what each step left in the history.
+and resumed with --resume, three times: before its campaign is written
+(the step in progress finishes, nothing is left to resume), while the
+campaign runs (the stop is passed on to r3 tune, which checkpoints) and
+during the end-to-end runs (the run in progress finishes, the rest wait
+for the resume). Prints what each step left in the history.
 
   stop-resume.py R3 DIR -- APP ARGS
 """
@@ -32,12 +33,22 @@ def count(sql):
         con.close()
 
 
+def has_child(p):
+    """Whether r3 has started a child (the profiled application): by then
+    its stop handlers are in place."""
+    try:
+        with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+            return bool(f.read().split())
+    except OSError:
+        return False
+
+
 def stop_when(argv, ready, what):
     """Runs argv, sends it SIGUSR1 once ready() holds; its exit status."""
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
                          stderr=open(os.path.join(out + "." + what + ".err"), "w"))
     deadline = time.time() + 120
-    while not ready() and p.poll() is None and time.time() < deadline:
+    while not ready(p) and p.poll() is None and time.time() < deadline:
         time.sleep(0.02)
     if p.poll() is not None:
         print(what + ": it ended before the stop (exit %d)" % p.returncode)
@@ -48,10 +59,15 @@ def stop_when(argv, ready, what):
 
 evaluations = "SELECT count(*) FROM evaluations"
 runs = "SELECT count(*) FROM app_runs"
-rc = stop_when(tune + ["--"] + app, lambda: os.path.exists(db), "tuning")
+rc = stop_when(tune + ["--"] + app, has_child, "preparing")
+print("stopped before the campaign: exit %d, campaign written: %s" %
+      (rc, "yes" if os.path.exists(os.path.join(out, "campaign.toml"))
+       else "no"))
+rc = stop_when(tune + ["--resume", "--"] + app,
+               lambda p: os.path.exists(db), "tuning")
 print("stopped while tuning: exit %d, %s evaluations of 40" %
       (rc, "fewer" if count(evaluations) < 40 else "all"))
-rc = stop_when(tune + ["--resume", "--"] + app, lambda: count(runs) >= 1,
+rc = stop_when(tune + ["--resume", "--"] + app, lambda p: count(runs) >= 1,
                "measuring")
 n = count(runs)
 print("stopped while measuring: exit %d, %d evaluations, %s end-to-end runs" %
