@@ -182,8 +182,19 @@ CREATE TABLE app_runs (
 );
 )sql";
 
-constexpr Migration Migrations[] = {
-    {1, SchemaV1}, {2, SchemaV2}, {3, SchemaV3}, {4, SchemaV4}};
+/// Version 5: where an evaluation's device time went besides its kernels:
+/// loading its module and restoring its inputs before each run (the rest of
+/// busy_ms is verification and copies). Older rows read as 0.
+constexpr const char *SchemaV5 = R"sql(
+ALTER TABLE evaluations ADD COLUMN load_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE evaluations ADD COLUMN restore_ms REAL NOT NULL DEFAULT 0;
+)sql";
+
+constexpr Migration Migrations[] = {{1, SchemaV1},
+                                    {2, SchemaV2},
+                                    {3, SchemaV3},
+                                    {4, SchemaV4},
+                                    {5, SchemaV5}};
 static_assert(std::size(Migrations) == HistorySchemaVersion,
               "one migration step per schema version");
 

@@ -313,12 +313,34 @@ struct WorkerBusy {
   std::string Device;
   uint64_t Evaluations = 0;
   double BusyMs = 0, First = 0, Last = 0;
+  /// Inside the candidates' kernels (their timed runs), loading modules,
+  /// restoring inputs.
+  double KernelMs = 0, LoadMs = 0, RestoreMs = 0;
   void add(double Busy, double Started, double Finished) {
     BusyMs += Busy;
     First = First > 0 ? std::min(First, Started) : Started;
     Last = std::max(Last, Finished);
   }
 };
+
+/// Where a worker's wall time went, as fractions of it: inside the
+/// candidates' kernels (their timed runs: the figure that matters), module
+/// loads, input restores, the rest of the device time (verification, the
+/// untimed runs, copies, baselines) and idle (waiting for compiles and
+/// messages); null without device times (histories before version 3).
+json timeJson(const WorkerBusy &W, double Wall) {
+  if (!(Wall > 0) || !(W.BusyMs > 0))
+    return nullptr;
+  auto Part = [Wall](double Ms) { return std::max(0.0, Ms) / Wall; };
+  double Other = W.BusyMs - W.KernelMs - W.RestoreMs;
+  double Idle = Wall - W.BusyMs - W.LoadMs;
+  return {{"kernel_ms", W.KernelMs},
+          {"kernels", Part(W.KernelMs)},
+          {"module_loads", Part(W.LoadMs)},
+          {"restores", Part(W.RestoreMs)},
+          {"other_device", Part(Other)},
+          {"idle", Part(Idle)}};
+}
 
 /// When the campaign's latest run began: its last start or resume event.
 Expected<double> latestRunStart(History &H) {
@@ -346,6 +368,10 @@ Expected<json> workersJson(History &H,
     W.Device = R.Device;
     ++W.Evaluations;
     W.add(R.Result.BusyMs, R.Started, R.Finished);
+    for (uint64_t Ns : R.Result.TimesNs)
+      W.KernelMs += static_cast<double>(Ns) / 1e6;
+    W.LoadMs += R.Result.LoadMs;
+    W.RestoreMs += R.Result.RestoreMs;
   }
   std::vector<BaselineRow> Bs;
   R3_TRY(moveInto(H.baselines(), Bs));
@@ -368,7 +394,8 @@ Expected<json> workersJson(History &H,
                    {"busy_fraction",
                     Wall > 0 && W.BusyMs > 0
                         ? json(std::min(1.0, W.BusyMs / Wall))
-                        : json(nullptr)}});
+                        : json(nullptr)},
+                   {"time", timeJson(W, Wall)}});
   }
   return Out;
 }
@@ -400,6 +427,15 @@ std::string workersText(const json &Workers) {
                       : "-",
                   W["wall_ms"].get<double>() / 1000);
     Out += Line;
+    if (const json &T = W["time"]; T.is_object()) {
+      auto Pct = [&T](const char *Key) {
+        return std::to_string(std::lround(T[Key].get<double>() * 100)) + "%";
+      };
+      Out += "    in its kernels " + Pct("kernels") + " (timed runs), module "
+             "loads " + Pct("module_loads") + ", input restores " +
+             Pct("restores") + ", other device time " + Pct("other_device") +
+             ", idle " + Pct("idle") + "\n";
+    }
   }
   return Out;
 }

@@ -30,7 +30,9 @@ inline constexpr std::array<const char *, 6> LlmOutcomes = {
 /// baseline re-measures took on the device, over the wall time from its
 /// first evaluation's start to its last one's end. As JSON:
 /// [{worker, device, evaluations, busy_ms, wall_ms, per_minute,
-/// busy_fraction}]. Under MPI a worker's device names its rank and host.
+/// busy_fraction, time: {kernel_ms, kernels, module_loads, restores,
+/// other_device, idle}}]: where the wall time went, inside the candidates'
+/// kernels first. Under MPI a worker's device names its rank and host.
 Expected<nlohmann::json>
 workersJson(History &H, const std::vector<EvaluatedCandidate> &Evaluations);
 /// "  worker 0: NVIDIA H200, 120 evaluations (118.0 a minute), device busy

@@ -157,6 +157,8 @@ EvaluationRow evaluation(int64_t Candidate) {
   E.Result.CodegenOpt = 3;
   E.Result.Poisoned = true;
   E.Result.Sandbox = "landlock";
+  E.Result.LoadMs = 2.5;
+  E.Result.RestoreMs = 7.25;
   E.MedianMs = 1.300001;
   E.CiLoMs = 1.234567;
   E.CiHiMs = 987.654321;
@@ -383,6 +385,8 @@ TEST_CASE("history: every row type round-trips", "[history]") {
   CHECK(R.Result.CodegenOpt == 3);
   CHECK(R.Result.Poisoned);
   CHECK(R.Result.Sandbox == "landlock");
+  CHECK(R.Result.LoadMs == 2.5); // version 5
+  CHECK(R.Result.RestoreMs == 7.25);
   CHECK(R.MedianMs == E.MedianMs);
   CHECK(R.CiLoMs == E.CiLoMs);
   CHECK(R.CiHiMs == E.CiHiMs);
@@ -673,12 +677,14 @@ TEST_CASE("history: a version 1 history is read as it is and migrated by a "
     addKernel(*H);
   }
   // What a version 1 file looks like: no prompts, no llm_calls, none of
-  // version 3's columns, no app_runs.
+  // version 3's or 5's columns, no app_runs.
   rawSql(Db.Path, "DROP TABLE llm_calls; DROP TABLE prompts; "
                   "DROP TABLE app_runs; "
                   "ALTER TABLE evaluations DROP COLUMN timer; "
                   "ALTER TABLE evaluations DROP COLUMN event_times_ms; "
                   "ALTER TABLE evaluations DROP COLUMN busy_ms; "
+                  "ALTER TABLE evaluations DROP COLUMN load_ms; "
+                  "ALTER TABLE evaluations DROP COLUMN restore_ms; "
                   "ALTER TABLE baselines DROP COLUMN busy_ms; "
                   "ALTER TABLE baselines DROP COLUMN started; "
                   "PRAGMA user_version = 1");
