@@ -417,6 +417,7 @@ Expected<std::pair<SubmitPlan, ChainFiles>> appSubmission(const ParsedArgs &A) {
   T.Values["--resume"];
   AppPlan App;
   R3_TRY(moveInto(parseAppPlan(T), App));
+  R3_TRY(resumedCampaign(App).takeError()); // a campaign of another command
   fs::path Dir = fs::absolute(App.OutDir).lexically_normal();
   ChainFiles F = chainFiles((Dir / "history.db").string(),
                             (Dir / "campaign.toml").string());

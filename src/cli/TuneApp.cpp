@@ -167,6 +167,29 @@ Expected<AppPlan> parseAppPlan(const ParsedArgs &A) {
   return P;
 }
 
+/// --resume: the campaign OutDir holds, if it was written for this
+/// application's command line; empty when there is none yet.
+Expected<std::string> resumedCampaign(const AppPlan &P) {
+  fs::path Dir = P.OutDir;
+  std::string Path = (Dir / "campaign.toml").string();
+  if (!pathExists(Path))
+    return std::string();
+  std::string Text;
+  R3_TRY(moveInto(readWholeFile((Dir / "profile.json").string(), "profile"),
+                  Text));
+  json J = json::parse(Text, nullptr, false);
+  if (!J.is_object() || !J["command"].is_array())
+    return makeError((Dir / "profile.json").string(),
+                     ": not the profile r3 tune --app writes (no command)");
+  if (J["command"] != json(P.Run.Argv))
+    return makeError("--resume: the campaign in '", P.OutDir,
+                     "' was written for '",
+                     join(J["command"].get<std::vector<std::string>>(), " "),
+                     "', not for '", join(P.Run.Argv, " "),
+                     "': give its command line, or another folder with -o");
+  return Path;
+}
+
 namespace {
 
 /// The error of a child r3 that failed: what it was doing, how it ended and
@@ -382,28 +405,6 @@ Expected<std::string> prepareCampaign(const AppPlan &P) {
   return writeCampaign(P, Spec);
 }
 
-/// --resume: the campaign OutDir holds, if it was written for this
-/// application's command line; empty when there is none yet.
-Expected<std::string> resumedCampaign(const AppPlan &P) {
-  fs::path Dir = P.OutDir;
-  std::string Path = (Dir / "campaign.toml").string();
-  if (!pathExists(Path))
-    return std::string();
-  std::string Text;
-  R3_TRY(moveInto(readWholeFile((Dir / "profile.json").string(), "profile"),
-                  Text));
-  json J = json::parse(Text, nullptr, false);
-  if (!J.is_object() || !J["command"].is_array())
-    return makeError((Dir / "profile.json").string(),
-                     ": not the profile r3 tune --app writes (no command)");
-  if (J["command"] != json(P.Run.Argv))
-    return makeError("--resume: the campaign in '", P.OutDir,
-                     "' was written for '",
-                     join(J["command"].get<std::vector<std::string>>(), " "),
-                     "', not for '", join(P.Run.Argv, " "),
-                     "': give its command line, or another folder with -o");
-  return Path;
-}
 
 int tuneApp(const AppPlan &P) {
   installAppStopHandlers();

@@ -34,6 +34,10 @@ struct AppPlan {
 /// --app` checks before it submits); the error says which option is wrong.
 Expected<AppPlan> parseAppPlan(const ParsedArgs &A);
 
+/// --resume: the campaign P.OutDir holds, if it was written for P's
+/// command line (else an error naming both); empty when there is none yet.
+Expected<std::string> resumedCampaign(const AppPlan &P);
+
 /// Runs `r3 tune --app ... -- APP ARGS`; returns the exit status.
 int runTuneApp(const ParsedArgs &A);
 
