@@ -9,7 +9,10 @@ budget, nothing committed before the stop lost or changed, no candidate
 evaluated twice, the end-to-end runs stored once each. Prints a line per
 step and "ok".
 
-  app-chain.py R3 DIR --budget N --measure-runs M -- APP ARGS
+  app-chain.py R3 DIR --budget N --measure-runs M [--gpus G] -- APP ARGS
+
+--gpus: a CUDA application's segments ask Slurm for G GPUs (the node's
+GPUs are real on a GPU machine, stand-ins elsewhere).
 """
 import os
 import sqlite3
@@ -53,8 +56,9 @@ def main():
     db = os.path.join(out, "history.db")
     sub = sh(r3, "slurm", "submit", "--app", "--time", "10:00",
              "--signal-margin", "60", "--cover", "1", "--budget", str(budget),
-             "--measure-runs", str(runs), "--workers", "1", "-o", out, "--",
-             *app)
+             "--measure-runs", str(runs), "--workers", "1", "-o", out,
+             *(["--gpus-per-node", opts["--gpus"]] if "--gpus" in opts
+               else []), "--", *app)
     if sub.returncode != 0:
         fail("r3 slurm submit --app: " + sub.stdout + sub.stderr)
     job = open(os.path.join(out, "campaign.slurm.jobs")).read().split()[0]
