@@ -8,6 +8,7 @@
 // which one the application built.
 #pragma once
 
+#include "capture/KernelLookup.h"
 #include "support/Error.h"
 
 #include <optional>
@@ -16,9 +17,7 @@
 
 namespace r3::app {
 
-/// The name a definition uses: the demangled name without its namespace,
-/// class, template arguments and parameters ("ns::k<int>(float*)" -> "k").
-std::string baseName(const std::string &Demangled);
+using r3::baseName; // capture/KernelLookup.h
 
 /// One definition found.
 struct Definition {

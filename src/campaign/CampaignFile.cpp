@@ -311,7 +311,7 @@ void readBudget(Reader &R, const Section &S, BudgetSpec &B) {
 }
 
 void readOperators(Reader &R, const Section &S, SourceSpec &Src) {
-  R.checkKeys(S, {"knob", "crossover", "llm"});
+  R.checkKeys(S, {"knob", "rewrite", "crossover", "llm"});
   Src.Operators.clear();
   double Total = 0;
   for (auto &&[K, V] : S.T) {

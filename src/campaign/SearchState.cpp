@@ -167,6 +167,16 @@ Error SearchState::loadKernel(const KernelSpec &Spec) {
       moveInto(H.putKernel({0, Spec.Name, Spec.Capture, K.Fingerprint}), K.Id));
   if (!Spec.Source.empty())
     K.Model = sourceSpace(Spec);
+  for (const std::string &F : K.Model.Files)
+    R3_TRY(moveInto(readText(F), K.FileTexts[F]));
+  auto Ops = C.Source.Operators;
+  if (Ops.empty())
+    Ops = {{"knob", 0.7}, {"crossover", 0.3}};
+  bool Rewrite = std::any_of(Ops.begin(), Ops.end(), [](const auto &O) {
+    return O.first == "rewrite" && O.second > 0;
+  });
+  if (!Spec.Source.empty() && C.Source.Strategy != "none" && Rewrite)
+    R3_TRY(addRewrites(K, **R, Index));
   if (!Spec.Source.empty() && C.Source.Strategy != "none") {
     search::EvolutionOptions O;
     O.Islands = std::max(1u, C.Source.Islands);
@@ -174,21 +184,17 @@ Error SearchState::loadKernel(const KernelSpec &Spec) {
     O.Axes = C.Source.Descriptors;
     O.Seed = C.Seed * 7919 + Kernels.size();
     K.Evo = std::make_unique<search::Evolution>(K.Model, O);
-    auto Ops = C.Source.Operators;
-    if (Ops.empty())
-      Ops = {{"knob", 0.7}, {"crossover", 0.3}};
     for (const auto &[Name, Rate] : Ops) {
       if (Name == "llm")
         attachLlm(K, Rate);
       else
-        K.Evo->addOperator(Name == "crossover"
-                               ? search::makeCrossover(K.Model)
+        K.Evo->addOperator(Name == "crossover" ? search::makeCrossover(K.Model)
+                           : Name == "rewrite"
+                               ? search::makeRewriteMutation(K.Model)
                                : search::makeKnobMutation(K.Model),
                            Rate);
     }
   }
-  for (const std::string &F : K.Model.Files)
-    R3_TRY(moveInto(readText(F), K.FileTexts[F]));
   return rebuild(K);
 }
 

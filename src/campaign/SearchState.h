@@ -11,6 +11,7 @@
 #include "campaign/EventLoop.h"
 #include "history/History.h"
 #include "campaign/WorkerProtocol.h"
+#include "compile/Rewrite.h"
 #include "replay/Speedup.h"
 #include "search/Strategy.h"
 #include "search/evolve/Evolution.h"
@@ -176,6 +177,10 @@ public:
 
 private:
   Error loadKernel(const KernelSpec &K);
+  /// The rewrite operator's knobs of K's own source (Rewrite.h): appended
+  /// to K.Model, with the file's text instrumented; an event in the history
+  /// names them, or says why there are none.
+  Error addRewrites(KernelState &K, const CaptureReader &R, uint32_t Kernel);
   Error rebuild(KernelState &K);
   Error applyEvaluation(KernelState &K, VariantState &V,
                         const std::string &Level,
@@ -246,6 +251,16 @@ private:
 /// The recorded launch for a prompt: parameters, and regions read or
 /// written (SearchStateLlm.cpp).
 std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L);
+
+/// The compile flags of a kernel's source file: the campaign's cflags, the
+/// build's (compile_commands.json) and the file's folder.
+std::vector<std::string> sourceFlags(const KernelSpec &Spec,
+                                     const std::string &File);
+
+/// What the recorded launch says about each parameter of kernel K: which
+/// recorded region a pointer points into and whether the launch wrote it
+/// (SearchStateRewrite.cpp).
+std::vector<ParamFact> paramFacts(const KernelInfo &K, const LaunchInfo &L);
 
 /// [[2],[0,5]]: the indices of a point, as stored in the history.
 std::string pointJson(const search::Point &P);

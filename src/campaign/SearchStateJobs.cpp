@@ -61,6 +61,21 @@ std::string SearchState::settingsJson(const InnerSettings &S) const {
   return J.dump();
 }
 
+std::vector<std::string> sourceFlags(const KernelSpec &Spec,
+                                     const std::string &File) {
+  std::vector<std::string> Flags = Spec.CFlags;
+  if (!Spec.CompileCommands.empty()) {
+    // The build's flags for the file (its include paths, defines and
+    // standard); a file the database lacks compiles with the cflags alone,
+    // and says so where it fails.
+    auto Build = flagsFromCompileCommands(Spec.CompileCommands, File);
+    if (Build)
+      Flags.insert(Flags.end(), Build->begin(), Build->end());
+  }
+  Flags.push_back("-I" + fs::path(File).parent_path().string());
+  return Flags;
+}
+
 WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
                                const InnerSettings &S) const {
   WorkerJob J;
@@ -94,16 +109,7 @@ WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
   Src.Text = V.Text;
   const std::string &File = K.Model.Files.at(V.Genome.File);
   Src.FileName = File;
-  Src.Flags = K.Spec->CFlags;
-  if (!K.Spec->CompileCommands.empty()) {
-    // The build's flags for the file (its include paths, defines and
-    // standard); a file the database lacks compiles with the cflags alone,
-    // and says so where it fails.
-    auto Build = flagsFromCompileCommands(K.Spec->CompileCommands, File);
-    if (Build)
-      Src.Flags.insert(Src.Flags.end(), Build->begin(), Build->end());
-  }
-  Src.Flags.push_back("-I" + fs::path(File).parent_path().string());
+  Src.Flags = sourceFlags(*K.Spec, File);
   for (size_t I = 0; I < K.Model.Knobs.size() && I < V.Genome.Knobs.size(); ++I)
     Src.Flags.push_back("-D" + K.Model.Knobs[I].Name + "=" +
                         K.Model.Knobs[I].Values.at(V.Genome.Knobs[I]));

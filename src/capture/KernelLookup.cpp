@@ -397,4 +397,32 @@ Expected<uint32_t> findLaunch(const CaptureView &C, LaunchRef Ref) {
   return noKernelHas(C, Ref.Number);
 }
 
+std::string baseName(const std::string &Demangled) {
+  std::string S = Demangled;
+  // Cut the parameter list, then template arguments, then the scope.
+  int Depth = 0;
+  for (size_t I = 0; I < S.size(); ++I) {
+    Depth += S[I] == '<' ? 1 : S[I] == '>' ? -1 : 0;
+    if (S[I] == '(' && Depth == 0) {
+      S.resize(I);
+      break;
+    }
+  }
+  if (!S.empty() && S.back() == '>') {
+    Depth = 0;
+    for (size_t I = S.size(); I-- > 0;) {
+      Depth += S[I] == '>' ? 1 : S[I] == '<' ? -1 : 0;
+      if (Depth == 0) {
+        S.resize(I);
+        break;
+      }
+    }
+  }
+  size_t Colon = S.rfind("::");
+  if (Colon != std::string::npos)
+    S = S.substr(Colon + 2);
+  size_t Space = S.find_last_of(' '); // "void k" from some demanglers
+  return Space == std::string::npos ? S : S.substr(Space + 1);
+}
+
 } // namespace r3

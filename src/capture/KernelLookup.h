@@ -43,6 +43,10 @@ struct KernelName {
 /// The names of kernels known by their mangled names (demangled here).
 std::vector<KernelName> kernelNamesOf(const std::vector<std::string> &Mangled);
 
+/// The name a definition uses: the demangled name without its namespace,
+/// class, template arguments and parameters ("ns::k<int>(float*)" -> "k").
+std::string baseName(const std::string &Demangled);
+
 /// The index in Kernels of the kernel Given names (the rules above; of
 /// kernels with the same mangled name, the first). Errors begin with Where
 /// (a path) and say "in In" ("the capture", "the source").

@@ -44,13 +44,18 @@ bool ChildResult::succeeded() const {
   return WIFEXITED(Status) && WEXITSTATUS(Status) == 0;
 }
 
-Expected<ChildResult> runCapturing(const std::vector<std::string> &Argv) {
+Expected<ChildResult> runCapturing(const std::vector<std::string> &Argv,
+                                   const std::string &StdoutFile) {
   int Pipe[2];
   if (::pipe2(Pipe, O_CLOEXEC) != 0)
     return errnoError("creating a pipe");
   posix_spawn_file_actions_t Actions;
   posix_spawn_file_actions_init(&Actions);
-  posix_spawn_file_actions_adddup2(&Actions, Pipe[1], 1);
+  if (StdoutFile.empty())
+    posix_spawn_file_actions_adddup2(&Actions, Pipe[1], 1);
+  else
+    posix_spawn_file_actions_addopen(&Actions, 1, StdoutFile.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&Actions, Pipe[1], 2);
   std::vector<char *> Args;
   for (const std::string &A : Argv)

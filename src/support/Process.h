@@ -23,8 +23,11 @@ struct ChildResult {
 };
 
 /// Runs Argv (Argv[0] looked up in PATH when it has no slash) and collects
-/// what it writes to stdout and stderr.
-Expected<ChildResult> runCapturing(const std::vector<std::string> &Argv);
+/// what it writes to stdout and stderr; with StdoutFile, stdout goes whole
+/// into that file instead (output too large for the diagnostics' cut, such
+/// as an AST dump) and Output holds stderr.
+Expected<ChildResult> runCapturing(const std::vector<std::string> &Argv,
+                                   const std::string &StdoutFile = "");
 
 /// "exit status 1", "killed by signal 9".
 std::string describeStatus(int Status);

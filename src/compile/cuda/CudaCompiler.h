@@ -77,6 +77,13 @@ Expected<CudaCompiled> compileCudaKernelIsolated(const CudaCompileOptions &O,
                                                  double TimeoutSeconds = 300);
 
 /// A compiled result as bytes, and back (how it crosses a pipe).
+/// clang-19's command line for a CUDA source's device side as the LLVM
+/// toolchain reads it (its shim, the toolkit's headers), without an action:
+/// the caller adds one (an AST dump, Rewrite.h).
+std::vector<std::string> cudaSyntaxArgv(const std::string &Source,
+                                        const std::vector<std::string> &Flags,
+                                        int ComputeMajor, int ComputeMinor);
+
 std::vector<uint8_t> serializeCompiled(const CudaCompiled &C);
 Expected<CudaCompiled> deserializeCompiled(std::span<const uint8_t> In);
 

@@ -35,31 +35,17 @@ namespace {
 
 std::string shimDir() { return shareDir() + "/cuda-shim"; }
 
-std::vector<std::string> clangArgv(const CudaCompileOptions &O,
-                                   const std::string &Output,
-                                   const std::string &DepFile) {
+/// What every clang-19 command line of a CUDA source's device side holds.
+std::vector<std::string> deviceArgv(int Major, int Minor) {
   std::vector<std::string> Argv = {hostClang(),
                                    "-x",
                                    "cuda",
                                    "--cuda-device-only",
-                                   "--cuda-gpu-arch=" +
-                                       smName(O.ComputeMajor, O.ComputeMinor),
-                                   "-emit-llvm",
-                                   "-c",
-                                   "-O3",
-                                   "-Xclang",
-                                   "-disable-llvm-passes",
+                                   "--cuda-gpu-arch=" + smName(Major, Minor),
                                    "-Wno-unknown-cuda-version",
-                                   "-fno-discard-value-names",
                                    "--cuda-path=" + toolkitDir(),
                                    "-isystem",
-                                   shimDir(),
-                                   "-MD",
-                                   "-MF",
-                                   DepFile,
-                                   "-o",
-                                   Output,
-                                   O.SourcePath};
+                                   shimDir()};
   // nvcc adds CUDA 13's Thrust, CUB and libcu++ folder by itself; sources
   // that include <thrust/...> expect it.
   std::string Cccl = toolkitDir() + "/include/cccl";
@@ -68,6 +54,21 @@ std::vector<std::string> clangArgv(const CudaCompileOptions &O,
     Argv.push_back("-isystem");
     Argv.push_back(Cccl);
   }
+  return Argv;
+}
+
+std::vector<std::string> clangArgv(const CudaCompileOptions &O,
+                                   const std::string &Output,
+                                   const std::string &DepFile) {
+  std::vector<std::string> Argv = deviceArgv(O.ComputeMajor, O.ComputeMinor);
+  for (const char *A :
+       {"-emit-llvm", "-c", "-O3", "-Xclang", "-disable-llvm-passes",
+        "-fno-discard-value-names", "-MD", "-MF"})
+    Argv.push_back(A);
+  Argv.push_back(DepFile);
+  Argv.push_back("-o");
+  Argv.push_back(Output);
+  Argv.push_back(O.SourcePath);
   if (O.Settings.FastMath) {
     Argv.push_back("-ffast-math");
     Argv.push_back("-fgpu-flush-denormals-to-zero");
@@ -242,3 +243,14 @@ std::vector<std::string> parameterNames(const Module &M,
 }
 
 } // namespace r3::cuda
+
+namespace r3 {
+std::vector<std::string> cudaSyntaxArgv(const std::string &Source,
+                                        const std::vector<std::string> &Flags,
+                                        int ComputeMajor, int ComputeMinor) {
+  std::vector<std::string> Argv = cuda::deviceArgv(ComputeMajor, ComputeMinor);
+  Argv.push_back(Source);
+  Argv.insert(Argv.end(), Flags.begin(), Flags.end());
+  return Argv;
+}
+} // namespace r3

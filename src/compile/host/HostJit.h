@@ -86,5 +86,9 @@ compileHostSource(const std::string &Path, const std::string &Kernel,
 /// The clang-19 that compileHostSource runs: $R3_CLANG, else the clang of the
 /// LLVM that r3 was built with, else clang-19 on PATH.
 std::string hostClang();
+/// clang's command line for a host source file as compileHostSource reads
+/// it, without an action (the caller adds one: an AST dump).
+Expected<std::vector<std::string>>
+hostSyntaxArgv(const std::string &Path, const std::vector<std::string> &Flags);
 
 } // namespace r3

@@ -96,6 +96,15 @@ compileHostSource(const std::string &Path, const std::string &Kernel,
   return extractFrom(Output->path(), Path, Kernel);
 }
 
+Expected<std::vector<std::string>>
+hostSyntaxArgv(const std::string &Path, const std::vector<std::string> &Flags) {
+  const char *Language = nullptr;
+  R3_TRY(moveInto(languageOf(Path), Language));
+  std::vector<std::string> Argv = {hostClang(), "-x", Language, Path};
+  Argv.insert(Argv.end(), Flags.begin(), Flags.end());
+  return Argv;
+}
+
 std::string hostClang() {
   if (const char *Env = std::getenv("R3_CLANG"); Env && *Env)
     return Env;

@@ -73,7 +73,7 @@ struct DescriptorAxis {
 struct Offspring {
   SourceGenome Genome;
   std::vector<int64_t> Parents; ///< variant ids
-  std::string Operator;         ///< "knob", "crossover", "llm", "random"
+  std::string Operator; ///< "knob", "rewrite", "crossover", "llm", "random"
   unsigned Island = 0;
   /// The operator's id of the work that made it (the LLM call), 0 if none.
   uint64_t Tag = 0;
@@ -108,6 +108,9 @@ public:
 
 /// Changes one or two knobs (or the file) of the parent to other values.
 std::unique_ptr<MutationOperator> makeKnobMutation(const SourceSpaceModel &M);
+/// Changes one or two of the rewrite operator's knobs (names starting
+/// R3_RW_, compile/Rewrite.h) of the parent; declines where there are none.
+std::unique_ptr<MutationOperator> makeRewriteMutation(const SourceSpaceModel &M);
 /// Each knob (and the file) from one of two parents, uniformly.
 std::unique_ptr<MutationOperator> makeCrossover(const SourceSpaceModel &M);
 

@@ -75,11 +75,23 @@ protected:
   std::vector<Offspring> Ready;
 };
 
+/// The rewrite operator's knobs (compile/Rewrite.h's names).
+std::vector<size_t> rewriteGenes(const SourceSpaceModel &M) {
+  std::vector<size_t> Genes;
+  for (size_t I = 0; I < M.Knobs.size(); ++I)
+    if (M.Knobs[I].Values.size() > 1 && M.Knobs[I].Name.rfind("R3_RW_", 0) == 0)
+      Genes.push_back(I);
+  return Genes;
+}
+
+/// A point mutation over some of the genes: all of them ("knob"), or the
+/// rewrite operator's ("rewrite").
 class KnobMutation final : public SynchronousOperator {
 public:
-  explicit KnobMutation(const SourceSpaceModel &M)
-      : Model(M), Genes(mutableGenes(M)) {}
-  std::string_view name() const override { return "knob"; }
+  KnobMutation(const SourceSpaceModel &M, std::vector<size_t> G,
+               std::string_view Name)
+      : Model(M), Genes(std::move(G)), Name(Name) {}
+  std::string_view name() const override { return Name; }
   unsigned arity() const override { return 1; }
 
   void submit(const MutationRequest &Req, Rng &R) override {
@@ -89,7 +101,8 @@ public:
     SourceGenome Child = normalized(Parent.Genome, Model);
     for (size_t Gene : pickGenes(R))
       mutateGene(Child, Gene, Model, R);
-    Ready.push_back({std::move(Child), {Parent.Id}, "knob", Req.Island});
+    Ready.push_back(
+        {std::move(Child), {Parent.Id}, std::string(Name), Req.Island});
   }
 
 private:
@@ -107,6 +120,7 @@ private:
 
   SourceSpaceModel Model;
   std::vector<size_t> Genes;
+  std::string_view Name;
 };
 
 class Crossover final : public SynchronousOperator {
@@ -141,7 +155,12 @@ private:
 } // namespace
 
 std::unique_ptr<MutationOperator> makeKnobMutation(const SourceSpaceModel &M) {
-  return std::make_unique<KnobMutation>(M);
+  return std::make_unique<KnobMutation>(M, mutableGenes(M), "knob");
+}
+
+std::unique_ptr<MutationOperator>
+makeRewriteMutation(const SourceSpaceModel &M) {
+  return std::make_unique<KnobMutation>(M, rewriteGenes(M), "rewrite");
 }
 
 std::unique_ptr<MutationOperator> makeCrossover(const SourceSpaceModel &M) {

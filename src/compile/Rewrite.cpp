@@ -1,0 +1,496 @@
+// Automatic source transformations (Rewrite.h).
+#include "compile/Rewrite.h"
+
+#include "support/FileUtil.h"
+#include "support/Process.h"
+#include "support/StringUtil.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace r3 {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+/// A node of the dumped AST with its locations resolved to offsets.
+struct Node {
+  const ojson *J = nullptr;
+  std::string Kind;
+  const Node *Parent = nullptr;
+  std::optional<size_t> Begin, End, Loc;
+  bool BeginPlain = false; ///< not from a macro expansion, in the file
+  bool LocPlain = false;
+  std::vector<Node> Kids;
+};
+
+/// clang's JSON dumper writes a location's file only where it changes from
+/// the last location written: the walk follows the dump's order to know
+/// which file each offset is in.
+class Reader {
+public:
+  explicit Reader(std::string File) : Main(std::move(File)) {}
+
+  void read(const ojson &J, Node &N, const Node *Parent) {
+    N.J = &J;
+    N.Parent = Parent;
+    N.Kind = J.value("kind", "");
+    for (auto It = J.begin(); It != J.end(); ++It) {
+      if (It.key() == "loc" && It->is_object()) {
+        auto [Off, Plain] = location(*It);
+        N.Loc = Off;
+        N.LocPlain = Plain;
+      } else if (It.key() == "range" && It->is_object()) {
+        if (It->contains("begin")) {
+          auto [Off, Plain] = location((*It)["begin"]);
+          N.Begin = Off;
+          N.BeginPlain = Plain;
+        }
+        if (It->contains("end"))
+          N.End = location((*It)["end"]).first;
+      } else if (It.key() == "inner" && It->is_array()) {
+        N.Kids.reserve(It->size());
+        for (const ojson &K : *It) {
+          if (!K.is_object() || !K.contains("kind"))
+            continue; // a null child (a for without its init)
+          N.Kids.emplace_back();
+          read(K, N.Kids.back(), &N);
+        }
+      }
+    }
+  }
+
+private:
+  /// The offset of a location (the expansion's, for a macro's) and whether
+  /// it is plain text of the main file.
+  std::pair<std::optional<size_t>, bool> location(const ojson &L) {
+    if (L.contains("spellingLoc") || L.contains("expansionLoc")) {
+      if (L.contains("spellingLoc"))
+        bare(L["spellingLoc"]);
+      std::optional<size_t> Off;
+      bool InMain = false;
+      if (L.contains("expansionLoc"))
+        std::tie(Off, InMain) = bare(L["expansionLoc"]);
+      return {InMain ? Off : std::nullopt, false};
+    }
+    auto [Off, InMain] = bare(L);
+    return {InMain ? Off : std::nullopt, InMain && Off.has_value()};
+  }
+
+  std::pair<std::optional<size_t>, bool> bare(const ojson &L) {
+    if (L.contains("file") && L["file"].is_string())
+      Current = L["file"].get<std::string>();
+    std::optional<size_t> Off;
+    if (L.contains("offset") && L["offset"].is_number_unsigned())
+      Off = L["offset"].get<size_t>();
+    return {Off, Current == Main};
+  }
+
+  std::string Main;
+  std::string Current;
+};
+
+bool isLoop(const std::string &K) {
+  return K == "ForStmt" || K == "WhileStmt" || K == "DoStmt" ||
+         K == "CXXForRangeStmt";
+}
+
+template <typename F> void visit(const Node &N, F &&Fn) {
+  Fn(N);
+  for (const Node &K : N.Kids)
+    visit(K, Fn);
+}
+
+/// The node under casts and parentheses.
+const Node *bareExpr(const Node *N) {
+  while (N && (N->Kind == "ImplicitCastExpr" || N->Kind == "ParenExpr" ||
+               N->Kind == "ConstantExpr") &&
+         !N->Kids.empty())
+    N = &N->Kids.front();
+  return N;
+}
+
+/// The parent above casts and parentheses.
+const Node *parentExpr(const Node *N, const Node **Child) {
+  const Node *P = N->Parent;
+  *Child = N;
+  while (P && (P->Kind == "ParenExpr" ||
+               (P->Kind == "ImplicitCastExpr" &&
+                P->J->value("castKind", "") != "LValueToRValue"))) {
+    *Child = P;
+    P = P->Parent;
+  }
+  return P;
+}
+
+bool isRvalueRead(const Node *N) {
+  return N && N->Kind == "ImplicitCastExpr" &&
+         N->J->value("castKind", "") == "LValueToRValue";
+}
+
+/// Whether a use of a pointer parameter (its DeclRefExpr) only reads what
+/// it points to: p[i] or *p (through member accesses) read as values.
+bool onlyReads(const Node &Ref) {
+  const Node *Child = nullptr;
+  const Node *P = parentExpr(&Ref, &Child);
+  if (!isRvalueRead(P)) // the pointer's own value, not assigned to
+    return false;
+  const Node *Use = parentExpr(P, &Child);
+  if (!Use)
+    return false;
+  if (Use->Kind == "ArraySubscriptExpr") {
+    if (Use->Kids.empty() || &Use->Kids.front() != Child)
+      return false; // the pointer is the index (i[p])
+  } else if (Use->Kind == "UnaryOperator") {
+    if (Use->J->value("opcode", "") != "*")
+      return false;
+  } else {
+    return false; // arithmetic, a call, a copy: it may be written elsewhere
+  }
+  const Node *Up = parentExpr(Use, &Child);
+  while (Up && Up->Kind == "MemberExpr" && !Up->J->value("isArrow", false))
+    Up = parentExpr(Up, &Child);
+  return isRvalueRead(Up);
+}
+
+/// A constant trip count: for (int i = C0; i < C1; ...) with integer
+/// literals (or macros that are).
+bool constantTrips(const Node &Loop) {
+  if (Loop.Kind != "ForStmt" || Loop.Kids.size() < 3)
+    return false;
+  const Node &Init = Loop.Kids[0];
+  if (Init.Kind != "DeclStmt" || Init.Kids.size() != 1 ||
+      Init.Kids[0].Kind != "VarDecl" || Init.Kids[0].Kids.empty())
+    return false;
+  std::string Var = Init.Kids[0].J->value("id", "");
+  const Node *Start = bareExpr(&Init.Kids[0].Kids.front());
+  if (!Start || Start->Kind != "IntegerLiteral")
+    return false;
+  // The condition is the first child after the init that is an operator.
+  for (size_t I = 1; I < Loop.Kids.size(); ++I) {
+    const Node &C = Loop.Kids[I];
+    if (C.Kind != "BinaryOperator")
+      continue;
+    std::string Op = C.J->value("opcode", "");
+    if (Op != "<" && Op != "<=" && Op != ">" && Op != ">=" && Op != "!=")
+      return false;
+    if (C.Kids.size() != 2)
+      return false;
+    const Node *L = bareExpr(&C.Kids[0]), *R = bareExpr(&C.Kids[1]);
+    auto isVar = [&](const Node *N) {
+      return N && N->Kind == "DeclRefExpr" && N->J->contains("referencedDecl") &&
+             (*N->J)["referencedDecl"].value("id", "") == Var;
+    };
+    return (isVar(L) && R && R->Kind == "IntegerLiteral") ||
+           (isVar(R) && L && L->Kind == "IntegerLiteral");
+  }
+  return false;
+}
+
+size_t lineStart(const std::string &Text, size_t Off) {
+  size_t NL = Off == 0 ? std::string::npos : Text.rfind('\n', Off - 1);
+  return NL == std::string::npos ? 0 : NL + 1;
+}
+
+size_t lineOf(const std::string &Text, size_t Off) {
+  return 1 + std::count(Text.begin(), Text.begin() + Off, '\n');
+}
+
+std::string identifier(const std::string &S) {
+  std::string Out;
+  for (char C : S)
+    Out += std::isalnum(static_cast<unsigned char>(C)) ? C : '_';
+  return Out;
+}
+
+/// The kernel's definition among the dump's documents.
+const Node *findKernel(const std::vector<Node> &Docs, const std::string &Name) {
+  for (const Node &D : Docs) {
+    const Node *F = &D;
+    if (D.Kind == "FunctionTemplateDecl") {
+      auto It = std::find_if(D.Kids.begin(), D.Kids.end(), [](const Node &K) {
+        return K.Kind == "FunctionDecl";
+      });
+      if (It == D.Kids.end())
+        continue;
+      F = &*It;
+    }
+    if (F->Kind != "FunctionDecl" || F->J->value("name", "") != Name ||
+        !F->LocPlain)
+      continue;
+    bool Body = std::any_of(F->Kids.begin(), F->Kids.end(), [](const Node &K) {
+      return K.Kind == "CompoundStmt";
+    });
+    if (Body)
+      return F;
+  }
+  return nullptr;
+}
+
+std::string restrictBlock(const std::string &K) {
+  return "#ifndef R3_RW_RESTRICT // r3 rewrite: " + K +
+         "'s pointer parameters\n"
+         "#define R3_RW_RESTRICT 0\n"
+         "#endif\n"
+         "#if R3_RW_RESTRICT >= 1\n"
+         "#define R3_RW_R_" +
+         K +
+         " __restrict__\n"
+         "#else\n"
+         "#define R3_RW_R_" +
+         K +
+         "\n"
+         "#endif\n"
+         "#if R3_RW_RESTRICT == 2\n"
+         "#define R3_RW_C_" +
+         K +
+         " const\n"
+         "#else\n"
+         "#define R3_RW_C_" +
+         K + "\n#endif // R3_RW_RESTRICT\n";
+}
+
+std::string unrollBlock(const RewriteSite &S) {
+  std::string B;
+  bool First = true;
+  for (const std::string &V : S.Values) {
+    if (V == "0")
+      continue;
+    B += std::string(First ? "#if " : "#elif ") + S.Knob + " == " + V + "\n";
+    B += S.Indent + (V == "-1" ? "#pragma unroll\n" : "#pragma unroll " + V + "\n");
+    First = false;
+  }
+  return B + "#endif\n";
+}
+
+} // namespace
+
+std::vector<std::string> astDumpArguments(const std::string &Kernel) {
+  return {"-fsyntax-only", "-Xclang", "-ast-dump=json", "-Xclang",
+          "-ast-dump-filter=" + Kernel};
+}
+
+bool isRewriteKnob(const std::string &Name) {
+  return Name.rfind("R3_RW_", 0) == 0;
+}
+
+Expected<RewriteModel> findRewrites(const std::string &AstJson,
+                                    const std::string &File,
+                                    const std::string &Text,
+                                    const std::string &Kernel,
+                                    const std::vector<ParamFact> &Facts) {
+  // The dump is one JSON document per declaration that matched the filter.
+  std::vector<ojson> Json;
+  std::istringstream In(AstJson);
+  try {
+    while (In >> std::ws, In.peek() != EOF) {
+      ojson J;
+      In >> J;
+      Json.push_back(std::move(J));
+    }
+  } catch (const std::exception &E) {
+    return makeError("clang's AST dump of ", File, " is not JSON: ", E.what());
+  }
+  Reader R(File);
+  std::vector<Node> Docs(Json.size());
+  for (size_t I = 0; I < Json.size(); ++I)
+    R.read(Json[I], Docs[I], nullptr);
+  const Node *F = findKernel(Docs, Kernel);
+  if (!F)
+    return makeError("clang's AST of ", File, " has no definition of ",
+                     Kernel);
+  RewriteModel M;
+  M.Kernel = Kernel;
+  const Node *Decl = F->Parent ? F->Parent : F; // a template's own start
+  M.DeclLineStart = lineStart(Text, Decl->Begin.value_or(*F->Loc));
+
+  // Loops without a loop hint, each on a line of its own.
+  std::set<size_t> Lines;
+  visit(*F, [&](const Node &N) {
+    if (!isLoop(N.Kind) || !N.BeginPlain || !N.Begin || *N.Begin >= Text.size())
+      return;
+    if (N.Parent && N.Parent->Kind == "AttributedStmt")
+      return; // #pragma unroll or another loop hint already there
+    size_t Start = lineStart(Text, *N.Begin);
+    std::string Indent = Text.substr(Start, *N.Begin - Start);
+    if (Indent.find_first_not_of(" \t") != std::string::npos)
+      return; // shares its line with other code
+    size_t Line = lineOf(Text, *N.Begin);
+    if (!Lines.insert(Line).second)
+      return;
+    RewriteSite S;
+    S.What = RewriteSite::Kind::Unroll;
+    S.Knob = "R3_RW_UNROLL_L" + std::to_string(Line);
+    S.Values = {"0", "1", "2", "4", "8"};
+    if (constantTrips(N))
+      S.Values.push_back("-1");
+    S.Describe = "loop at line " + std::to_string(Line);
+    S.LineStart = Start;
+    S.Indent = Indent;
+    M.Sites.push_back(std::move(S));
+  });
+
+  // Pointer parameters whose recorded regions nobody else's overlap.
+  std::vector<const Node *> Params;
+  for (const Node &K : F->Kids)
+    if (K.Kind == "ParmVarDecl")
+      Params.push_back(&K);
+  if (!Facts.empty() && Facts.size() == Params.size()) {
+    std::map<size_t, int> Users;
+    for (const ParamFact &P : Facts)
+      if (P.Pointer && P.Region)
+        ++Users[*P.Region];
+    RewriteSite S;
+    S.What = RewriteSite::Kind::Restrict;
+    S.Knob = "R3_RW_RESTRICT";
+    bool AnyConst = false;
+    for (size_t I = 0; I < Params.size(); ++I) {
+      const Node &P = *Params[I];
+      const ParamFact &Fact = Facts[I];
+      std::string Type =
+          P.J->contains("type") ? (*P.J)["type"].value("qualType", "") : "";
+      std::string Name = P.J->value("name", "");
+      if (!Fact.Pointer || !Fact.Region || Users[*Fact.Region] != 1 ||
+          Name.empty() || Type.empty() || Type.back() != '*' ||
+          Type.find("__restrict") != std::string::npos || !P.LocPlain ||
+          !P.BeginPlain || !P.Loc || !P.Begin)
+        continue;
+      RewriteSite::Param Q;
+      Q.Name = Name;
+      Q.TypeBegin = *P.Begin;
+      Q.NameBegin = *P.Loc;
+      bool PointeeConst = Type.rfind("const ", 0) == 0;
+      if (!PointeeConst && !Fact.RegionWritten) {
+        std::string Id = P.J->value("id", "");
+        bool ReadOnly = true;
+        visit(*F, [&](const Node &N) {
+          if (N.Kind == "DeclRefExpr" && N.J->contains("referencedDecl") &&
+              (*N.J)["referencedDecl"].value("id", "") == Id && !onlyReads(N))
+            ReadOnly = false;
+        });
+        Q.Const = ReadOnly;
+        AnyConst |= ReadOnly;
+      }
+      S.Params.push_back(std::move(Q));
+    }
+    if (!S.Params.empty()) {
+      S.Values = {"0", "1"};
+      if (AnyConst)
+        S.Values.push_back("2");
+      std::vector<std::string> Names;
+      for (const RewriteSite::Param &Q : S.Params)
+        Names.push_back(Q.Name + (Q.Const ? " (const)" : ""));
+      S.Describe = "pointer parameters " + join(Names, ", ");
+      M.Sites.push_back(std::move(S));
+    }
+  }
+  return M;
+}
+
+Expected<RewriteModel> rewritesOf(std::vector<std::string> Argv,
+                                  const std::string &File,
+                                  const std::string &Text,
+                                  const std::string &Kernel,
+                                  const std::vector<ParamFact> &Facts) {
+  for (std::string &A : astDumpArguments(Kernel))
+    Argv.push_back(std::move(A));
+  auto Dump = TempFile::create(".json");
+  if (!Dump)
+    return Dump.takeError();
+  ChildResult R;
+  R3_TRY(moveInto(runCapturing(Argv, Dump->path()), R));
+  if (!R.succeeded())
+    return makeError("reading ", File, " with ", Argv[0], " failed (",
+                     describeStatus(R.Status), "):\n",
+                     trimmedDiagnostics(R.Output));
+  std::string Json;
+  R3_TRY(moveInto(readWholeFile(Dump->path(), "clang's AST dump"), Json));
+  return findRewrites(Json, File, Text, Kernel, Facts);
+}
+
+std::string instrument(const std::string &Text, const RewriteModel &M) {
+  std::vector<std::pair<size_t, std::string>> Inserts;
+  std::vector<size_t> Order;
+  std::string K = identifier(M.Kernel);
+  for (const RewriteSite &S : M.Sites) {
+    if (S.What == RewriteSite::Kind::Unroll) {
+      Inserts.push_back({S.LineStart, unrollBlock(S)});
+      continue;
+    }
+    Inserts.push_back({M.DeclLineStart, restrictBlock(K)});
+    for (const RewriteSite::Param &Q : S.Params) {
+      if (Q.Const)
+        Inserts.push_back({Q.TypeBegin, "R3_RW_C_" + K + " "});
+      Inserts.push_back({Q.NameBegin, "R3_RW_R_" + K + " "});
+    }
+  }
+  // From the end, so that earlier offsets stay valid; inserts at one
+  // offset end up in the order they were made.
+  for (size_t I = 0; I < Inserts.size(); ++I)
+    Order.push_back(I);
+  std::sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Inserts[A].first != Inserts[B].first
+               ? Inserts[A].first > Inserts[B].first
+               : A > B;
+  });
+  std::string Out = Text;
+  for (size_t I : Order)
+    Out.insert(std::min(Inserts[I].first, Out.size()), Inserts[I].second);
+  return Out;
+}
+
+std::string resolve(const std::string &Instrumented,
+                    const std::map<std::string, std::string> &Knobs) {
+  auto value = [&](const std::string &Name) {
+    auto It = Knobs.find(Name);
+    return It == Knobs.end() ? std::string("0") : It->second;
+  };
+  static const std::regex Branch(R"(^#(?:el)?if (R3_RW_UNROLL_\w+) == (-?\d+)$)");
+  std::vector<std::string> Lines = split(Instrumented, '\n');
+  std::string Out;
+  std::map<std::string, std::string> Tokens; // macro -> its text
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    const std::string &L = Lines[I];
+    std::smatch Mm;
+    if (L.rfind("#ifndef R3_RW_RESTRICT", 0) == 0) {
+      std::string V = value("R3_RW_RESTRICT");
+      for (; I < Lines.size() && Lines[I] != "#endif // R3_RW_RESTRICT"; ++I) {
+        static const std::regex Def(R"(^#define (R3_RW_([RC])_\w+)( .*)?$)");
+        std::smatch D;
+        if (std::regex_match(Lines[I], D, Def) && !Tokens.count(D[1].str()))
+          Tokens[D[1].str()] = D[2] == "R" ? (V != "0" ? "__restrict__ " : "")
+                                           : (V == "2" ? "const " : "");
+      }
+      continue;
+    }
+    if (std::regex_match(L, Mm, Branch)) {
+      std::string V = value(Mm[1].str());
+      std::string Chosen;
+      for (; I < Lines.size() && Lines[I] != "#endif"; ++I) {
+        std::smatch B;
+        if (std::regex_match(Lines[I], B, Branch) && B[2] == V &&
+            I + 1 < Lines.size())
+          Chosen = Lines[I + 1] + "\n";
+      }
+      Out += Chosen;
+      continue;
+    }
+    Out += L;
+    if (I + 1 < Lines.size())
+      Out += "\n";
+  }
+  for (const auto &[Macro, Replacement] : Tokens) {
+    std::string Key = Macro + " ";
+    for (size_t At = Out.find(Key); At != std::string::npos;
+         At = Out.find(Key, At + Replacement.size()))
+      Out.replace(At, Key.size(), Replacement);
+  }
+  return Out;
+}
+
+} // namespace r3
