@@ -44,8 +44,10 @@ Error SearchState::addRewrites(KernelState &K, const CaptureReader &R,
                                uint32_t Kernel) {
   const std::string &File = K.Model.Files.front();
   const KernelInfo &Info = R.kernels()[Kernel];
-  std::string Name =
-      baseName(Info.Demangled.empty() ? Info.Name : Info.Demangled);
+  std::string Demangled = Info.Demangled.empty()
+                              ? kernelNamesOf({Info.Name}).front().Demangled
+                              : Info.Demangled;
+  std::string Name = baseName(Demangled.empty() ? Info.Name : Demangled);
   std::vector<ParamFact> Facts;
   if (!K.Launches.empty())
     Facts = paramFacts(Info, R.launches()[K.Launches.front()]);

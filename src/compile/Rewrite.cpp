@@ -168,8 +168,14 @@ bool constantTrips(const Node &Loop) {
       Init.Kids[0].Kind != "VarDecl" || Init.Kids[0].Kids.empty())
     return false;
   std::string Var = Init.Kids[0].J->value("id", "");
-  const Node *Start = bareExpr(&Init.Kids[0].Kids.front());
-  if (!Start || Start->Kind != "IntegerLiteral")
+  auto literal = [](const Node *N) {
+    N = bareExpr(N);
+    if (N && N->Kind == "UnaryOperator" && N->J->value("opcode", "") == "-" &&
+        !N->Kids.empty())
+      N = bareExpr(&N->Kids.front());
+    return N && N->Kind == "IntegerLiteral";
+  };
+  if (!literal(&Init.Kids[0].Kids.front()))
     return false;
   // The condition is the first child after the init that is an operator.
   for (size_t I = 1; I < Loop.Kids.size(); ++I) {
@@ -186,8 +192,7 @@ bool constantTrips(const Node &Loop) {
       return N && N->Kind == "DeclRefExpr" && N->J->contains("referencedDecl") &&
              (*N->J)["referencedDecl"].value("id", "") == Var;
     };
-    return (isVar(L) && R && R->Kind == "IntegerLiteral") ||
-           (isVar(R) && L && L->Kind == "IntegerLiteral");
+    return (isVar(L) && literal(R)) || (isVar(R) && literal(L));
   }
   return false;
 }
