@@ -125,11 +125,18 @@ void searchSections(std::ostream &O, const AppCampaignSpec &S) {
   O << "\n[budget]\n# Evaluations over all kernels: each next one goes to "
        "the kernel where the\n# expected end-to-end gain is largest (its "
        "share times its recent progress).\nevaluations = "
-    << S.Evaluations << "\ninner_evaluations = 10\n"
-    << "\n# No knobs and no LLM: each kernel's source as written is its one "
-       "variant.\n# Add [kernel.knobs] or an [llm] section (and "
-       "operators) to search sources.\n[source]\nstrategy = \"none\"\n"
-    << "\n[compiler]\nstrategy = \"portfolio\"\n";
+    << S.Evaluations << "\ninner_evaluations = 10\n";
+  if (AnySource)
+    O << "\n# The rewrite operator: r3 reads each kernel's source with clang "
+         "and offers\n# `#pragma unroll` on its loops and __restrict__/const "
+         "on its pointers as\n# knobs whose value 0 is the source as written "
+         "(the history's rewrite events\n# name them). Add [kernel.knobs] or "
+         "an [llm] section (and operators) for\n# more.\n[source]\n"
+         "operators = { rewrite = 1.0 }\n";
+  else
+    O << "\n# No source: each kernel's recorded code is its one variant.\n"
+         "[source]\nstrategy = \"none\"\n";
+  O << "\n[compiler]\nstrategy = \"portfolio\"\n";
   if (Cuda && AnySource)
     O << "# nvcc builds the application's own code; clang's LLVM pipelines "
          "are the\n# other toolchain.\ntoolchains = [\"nvcc\", \"llvm\"]\n";

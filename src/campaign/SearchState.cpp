@@ -623,8 +623,15 @@ std::vector<size_t> SearchState::kernelTurns() const {
       break;
     Outlook.push_back({*K.Spec->Share, K.Remaining, K.InFlight});
   }
-  if (Outlook.size() == Kernels.size())
-    return kernelOrder(Outlook);
+  if (Outlook.size() == Kernels.size()) {
+    // Every kernel's recorded code first, whatever its share: the
+    // end-to-end prediction and the report start from its baseline.
+    std::vector<size_t> Order = kernelOrder(Outlook);
+    std::stable_partition(Order.begin(), Order.end(), [&](size_t I) {
+      return !Kernels[I].Variants.front().SourceCandidate;
+    });
+    return Order;
+  }
   std::vector<size_t> Turns;
   for (size_t I = 0; I < Kernels.size(); ++I)
     Turns.push_back((NextKernel + I) % Kernels.size());

@@ -239,8 +239,9 @@ private:
   unsigned RoundLeft = 1; ///< slots this dispatch round may still fill
   size_t NextKernel = 0;
   /// The order kernels are offered the next evaluation: by expected
-  /// end-to-end gain when every kernel has a share (KernelBudget.h), else
-  /// in turns from NextKernel.
+  /// end-to-end gain when every kernel has a share (KernelBudget.h), those
+  /// whose recorded code has not been evaluated first; else in turns from
+  /// NextKernel.
   std::vector<size_t> kernelTurns() const;
   std::vector<std::string> Notes;
   double Started = 0;
