@@ -18,6 +18,7 @@
 #include "cli/Args.h"
 #include "cli/Diagnostics.h"
 #include "cli/Report.h"
+#include "compile/Rewrite.h"
 #ifdef R3_HAVE_CUDA
 #include "cli/ExportCuda.h"
 #endif
@@ -30,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,6 +59,10 @@ struct BestOf {
   Campaign Spec;
   const KernelSpec *KSpec = nullptr;
   std::string Text, Original; ///< empty Text: the recorded code
+  /// The rewrite operator's knobs of the best (compile/Rewrite.h): Text and
+  /// Original are resolved to plain source, so these are in the text, not
+  /// among the defines.
+  std::map<std::string, std::string> Rewrites;
 };
 
 Expected<ExportPlan> parsePlan(const ParsedArgs &A) {
@@ -161,6 +167,13 @@ Expected<BestOf> loadBest(History &H, const ExportPlan &P) {
                        ") is missing from the sources table");
     B.Text = std::move(*Text);
     R3_TRY(moveInto(originalText(H, B), B.Original));
+    for (const auto &[Name, Value] : variantKnobs(B.KSpec, V))
+      if (isRewriteKnob(Name))
+        B.Rewrites[Name] = Value;
+    if (!B.Rewrites.empty()) {
+      B.Text = resolve(B.Text, B.Rewrites);
+      B.Original = resolve(B.Original, {});
+    }
   }
   return B;
 }
@@ -216,9 +229,12 @@ void addFlags(json &S, const BestOf &B) {
   json Defines = json::array(), Knobs = json::object();
   for (const auto &[Name, Value] :
        variantKnobs(B.KSpec, *B.Kernel.BestVariant)) {
+    if (B.Rewrites.count(Name))
+      continue;
     Defines.push_back("-D" + Name + "=" + Value);
     Knobs[Name] = Value;
   }
+  S["rewrites"] = B.Rewrites;
   json Includes = json::array(), Flags = json::array();
   if (!B.Text.empty())
     Includes.push_back(fs::path(variantFile(B)).parent_path().string());
