@@ -39,6 +39,11 @@ struct KernelSpec {
   /// expression for x such as "ceil(arg3 / block_x)", or "x=...;y=...");
   /// empty: keep-threads.
   std::string GridRule;
+  /// CUDA: whether the kernel loops over its data in grid strides, so that
+  /// any grid computes the same (the launch level's grid_x and grid_per_sm
+  /// apply to it); none: recognised from its source (a loop that reads
+  /// gridDim), false without one.
+  std::optional<bool> GridStride;
   VerifySettings Verify;
   std::vector<search::KnobDomain> Knobs; ///< source knobs (defines)
   /// The kernel's share of the application's run (0 to 1], as `r3 profile`
@@ -76,6 +81,9 @@ struct CompilerSpec {
 struct LaunchSpec {
   std::vector<uint32_t> BlockX, BlockY, BlockZ; ///< cuda
   std::vector<uint32_t> DynamicShared;          ///< cuda, bytes
+  /// cuda, grid-stride kernels only: the grid in x, in blocks or in blocks
+  /// per multiprocessor of the device that runs it; 0: as recorded.
+  std::vector<uint32_t> GridX, GridPerSm;
   std::vector<std::string> CachePreference; ///< "none", "shared", "l1", "equal"
 };
 
@@ -189,6 +197,9 @@ search::SourceSpaceModel sourceSpace(const KernelSpec &K);
 struct InnerSettings {
   CompileSettings Compiler;
   std::optional<Dim3> Block;
+  /// Grid-stride kernels: blocks in x, or blocks per multiprocessor; 0: as
+  /// the recording and the grid rule give it.
+  uint32_t GridX = 0, GridPerSm = 0;
   std::string CachePreference; ///< cuda; empty: the recorded
   uint32_t DynamicShared = 0;  ///< cuda, bytes
 };

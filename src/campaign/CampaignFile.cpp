@@ -236,8 +236,8 @@ namespace {
 
 KernelSpec readKernel(Reader &R, const Section &S) {
   R.checkKeys(S, {"name", "capture", "launches", "source", "files", "cflags",
-                  "compile_commands", "grid_rule", "verify", "knobs",
-                  "share"});
+                  "compile_commands", "grid_rule", "grid_stride", "verify",
+                  "knobs", "share"});
   KernelSpec K;
   R.read(S, "name", K.Name, R.element(&Reader::string));
   if (const toml::node *N = S.get("share")) {
@@ -264,6 +264,11 @@ KernelSpec readKernel(Reader &R, const Section &S) {
       R.D.at(S.T, "[[kernel]] needs '" + std::string(Required) + "'");
   readLaunches(R, S, K);
   readSources(R, S, K);
+  if (S.get("grid_stride") && R.cudaOnly(S, "grid_stride")) {
+    bool G = false;
+    R.read(S, "grid_stride", G, R.booleans());
+    K.GridStride = G;
+  }
   if (auto V = subSection(R, S, "verify", "[kernel.verify]"))
     readVerify(R, *V, K.Verify);
   if (auto V = subSection(R, S, "knobs", "[kernel.knobs]"))
@@ -431,7 +436,14 @@ void checkBlock(Reader &R, const Section &S, const LaunchSpec &L) {
 
 void readLaunch(Reader &R, const Section &S, LaunchSpec &L) {
   R.checkKeys(S, {"block_x", "block_y", "block_z", "dynamic_shared",
-                  "cache_preference"});
+                  "cache_preference", "grid_x", "grid_per_sm"});
+  if (R.cudaOnly(S, "grid_x"))
+    R.readList(S, "grid_x", L.GridX, R.ints(0, INT32_MAX));
+  if (R.cudaOnly(S, "grid_per_sm"))
+    R.readList(S, "grid_per_sm", L.GridPerSm, R.ints(0, 1024));
+  if (S.get("grid_x") && S.get("grid_per_sm"))
+    R.D.at(*S.key("grid_per_sm"),
+           "'grid_x' and 'grid_per_sm' are alternatives; give one");
   const char *Keys[] = {"block_x", "block_y", "block_z"};
   std::vector<uint32_t> *Dims[] = {&L.BlockX, &L.BlockY, &L.BlockZ};
   for (int I = 0; I < 3; ++I)

@@ -20,8 +20,10 @@ using search::ParamKind;
 /// The level a parameter of the inner space belongs to.
 enum class Level { Compiler, Launch };
 
-const char *const LaunchNames[] = {"block_x", "block_y", "block_z",
-                                   "dynamic_shared", "cache_preference"};
+const char *const LaunchNames[] = {"block_x",        "block_y",
+                                   "block_z",        "dynamic_shared",
+                                   "cache_preference", "grid_x",
+                                   "grid_per_sm"};
 
 Level levelOf(const std::string &Name) {
   for (const char *L : LaunchNames)
@@ -186,6 +188,8 @@ search::Space innerSpace(const Campaign &C) {
   addOrdinal(Ps, "block_z", L.BlockZ);
   addOrdinal(Ps, "dynamic_shared", L.DynamicShared);
   addCategorical(Ps, "cache_preference", L.CachePreference);
+  addOrdinal(Ps, "grid_x", L.GridX);
+  addOrdinal(Ps, "grid_per_sm", L.GridPerSm);
   return search::Space(std::move(Ps));
 }
 
@@ -231,6 +235,8 @@ InnerSettings innerSettings(const Campaign &C, const search::Space &S,
       splitCommandLine(pickText(S, P, "nvcc_options", Cc.NvccOptions));
   Out.CachePreference = pickText(S, P, "cache_preference", L.CachePreference);
   Out.DynamicShared = pickU32(S, P, "dynamic_shared", L.DynamicShared, 0);
+  Out.GridX = pickU32(S, P, "grid_x", L.GridX, 0);
+  Out.GridPerSm = pickU32(S, P, "grid_per_sm", L.GridPerSm, 0);
   if (!L.BlockX.empty() || !L.BlockY.empty() || !L.BlockZ.empty())
     Out.Block = Dim3{pickU32(S, P, "block_x", L.BlockX, 1),
                      pickU32(S, P, "block_y", L.BlockY, 1),

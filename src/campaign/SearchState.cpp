@@ -175,8 +175,15 @@ Error SearchState::loadKernel(const KernelSpec &Spec) {
   bool Rewrite = std::any_of(Ops.begin(), Ops.end(), [](const auto &O) {
     return O.first == "rewrite" && O.second > 0;
   });
-  if (!Spec.Source.empty() && C.Source.Strategy != "none" && Rewrite)
-    R3_TRY(addRewrites(K, **R, Index));
+  Rewrite &= !Spec.Source.empty() && C.Source.Strategy != "none";
+  bool Grid = C.Target == Backend::Cuda &&
+              (!C.Launch.GridX.empty() || !C.Launch.GridPerSm.empty());
+  K.GridStride = Grid && Spec.GridStride.value_or(false);
+  bool Recognise = Grid && !Spec.GridStride && !Spec.Source.empty();
+  if (Rewrite || Recognise)
+    R3_TRY(analyzeSource(K, **R, Index, Rewrite, Recognise));
+  if (!K.Launches.empty())
+    K.RecordedGrid = (*R)->launches()[K.Launches.front()].Grid;
   if (!Spec.Source.empty() && C.Source.Strategy != "none") {
     search::EvolutionOptions O;
     O.Islands = std::max(1u, C.Source.Islands);

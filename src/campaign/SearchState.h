@@ -98,6 +98,10 @@ struct KernelState {
   std::unique_ptr<llm::LlmContext> LlmFacts;
   std::vector<LineageFailure> LineageFailures;
   std::string LaunchFacts; ///< the recorded launch, described for prompts
+  /// Any grid computes the same (KernelSpec::GridStride): the launch
+  /// level's grid_x and grid_per_sm apply.
+  bool GridStride = false;
+  Dim3 RecordedGrid = {1, 1, 1}; ///< its first launch's
   std::set<std::string> LlmDeclines; ///< reasons already told
 
   /// The baseline on the reference device (the first to measure one): the
@@ -177,10 +181,12 @@ public:
 
 private:
   Error loadKernel(const KernelSpec &K);
-  /// The rewrite operator's knobs of K's own source (Rewrite.h): appended
-  /// to K.Model, with the file's text instrumented; an event in the history
-  /// names them, or says why there are none.
-  Error addRewrites(KernelState &K, const CaptureReader &R, uint32_t Kernel);
+  /// What clang's AST of K's own source gives (Rewrite.h): with Rewrite,
+  /// the rewrite operator's knobs, appended to K.Model with the file's text
+  /// instrumented; with Grid, whether K strides over its grid. Events in
+  /// the history say what was found, or why nothing was.
+  Error analyzeSource(KernelState &K, const CaptureReader &R, uint32_t Kernel,
+                      bool Rewrite, bool Grid);
   Error rebuild(KernelState &K);
   Error applyEvaluation(KernelState &K, VariantState &V,
                         const std::string &Level,

@@ -29,7 +29,8 @@ std::string innerLevel(const InnerSettings &S) {
   InnerSettings D;
   bool Compiler = S.Compiler != D.Compiler;
   bool Launch = S.Block.has_value() || S.DynamicShared != D.DynamicShared ||
-                S.CachePreference != D.CachePreference;
+                S.CachePreference != D.CachePreference || S.GridX ||
+                S.GridPerSm;
   if (Launch && !Compiler)
     return "launch";
   return Compiler && Launch ? "compiler+launch" : "compiler";
@@ -57,6 +58,10 @@ std::string SearchState::settingsJson(const InnerSettings &S) const {
     J["dynamic_shared"] = S.DynamicShared;
     if (S.Block)
       J["block"] = *S.Block;
+    if (S.GridX)
+      J["grid_x"] = S.GridX;
+    if (S.GridPerSm)
+      J["grid_per_sm"] = S.GridPerSm;
   }
   return J.dump();
 }
@@ -101,6 +106,9 @@ WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
       W.DynamicShared = S.DynamicShared;
     W.Cache = parseCachePreference(S.CachePreference)
                   .value_or(CachePreference::None);
+    W.GridPerSm = S.GridPerSm;
+    if (S.GridX)
+      W.Grid = Dim3{S.GridX, K.RecordedGrid[1], K.RecordedGrid[2]};
   }
   if (V.Recorded)
     return J;
@@ -123,6 +131,8 @@ SearchState::candidateJob(KernelState &K, VariantState &V,
                           std::optional<int64_t> Parent,
                           std::optional<search::Point> P) {
   InnerSettings S = P ? innerSettings(C, *V.Space, *P) : InnerSettings{};
+  if (!K.GridStride) // any other grid would compute something else
+    S.GridX = S.GridPerSm = 0;
   InFlight F;
   F.Job = makeJob(K, V, S);
   // The application's own code first shows that it is deterministic

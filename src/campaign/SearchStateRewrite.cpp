@@ -40,8 +40,8 @@ std::vector<ParamFact> paramFacts(const KernelInfo &K, const LaunchInfo &L) {
   return Facts;
 }
 
-Error SearchState::addRewrites(KernelState &K, const CaptureReader &R,
-                               uint32_t Kernel) {
+Error SearchState::analyzeSource(KernelState &K, const CaptureReader &R,
+                                 uint32_t Kernel, bool Rewrite, bool Grid) {
   const std::string &File = K.Model.Files.front();
   const KernelInfo &Info = R.kernels()[Kernel];
   std::string Demangled = Info.Demangled.empty()
@@ -66,9 +66,30 @@ Error SearchState::addRewrites(KernelState &K, const CaptureReader &R,
   Expected<RewriteModel> M =
       Argv ? rewritesOf(std::move(*Argv), File, K.FileTexts[File], Name, Facts)
            : Expected<RewriteModel>(Argv.takeError());
-  if (!M)
+  if (!M) {
+    if (Grid)
+      R3_TRY(H.addEvent("grid", K.Spec->Name + ": not known to stride over "
+                                               "its grid (grid_x and "
+                                               "grid_per_sm do not apply): " +
+                                    M.error().message()));
+    if (!Rewrite)
+      return Error::success();
     return H.addEvent("rewrite", K.Spec->Name + ": no rewrites: " +
                                      M.error().message());
+  }
+  if (Grid) {
+    K.GridStride = M->GridStride;
+    R3_TRY(H.addEvent(
+        "grid", K.Spec->Name + (M->GridStride
+                                    ? ": a loop of its source reads gridDim: "
+                                      "grid-stride, grid_x and grid_per_sm "
+                                      "apply"
+                                    : ": no loop of its source reads gridDim: "
+                                      "grid_x and grid_per_sm do not apply "
+                                      "(grid_stride = true says otherwise)")));
+  }
+  if (!Rewrite)
+    return Error::success();
   std::vector<std::string> Offered;
   for (const RewriteSite &S : M->Sites) {
     K.Model.Knobs.push_back({S.Knob, S.Values});

@@ -314,9 +314,17 @@ Expected<RewriteModel> findRewrites(const std::string &AstJson,
   const Node *Decl = F->Parent ? F->Parent : F; // a template's own start
   M.DeclLineStart = lineStart(Text, Decl->Begin.value_or(*F->Loc));
 
-  // Loops without a loop hint, each on a line of its own.
+  // Loops without a loop hint, each on a line of its own; a loop that
+  // reads gridDim strides over the grid.
   std::set<size_t> Lines;
   visit(*F, [&](const Node &N) {
+    if (isLoop(N.Kind))
+      visit(N, [&](const Node &E) {
+        if (E.J->contains("type") &&
+            (*E.J)["type"].value("qualType", "").find(
+                "__cuda_builtin_gridDim_t") != std::string::npos)
+          M.GridStride = true;
+      });
     if (!isLoop(N.Kind) || !N.BeginPlain || !N.Begin || *N.Begin >= Text.size())
       return;
     if (N.Parent && N.Parent->Kind == "AttributedStmt")

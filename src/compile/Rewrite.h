@@ -61,6 +61,9 @@ struct RewriteModel {
   std::string Kernel;    ///< base name, as the definition spells it
   size_t DeclLineStart = 0; ///< the line where the definition starts
   std::vector<RewriteSite> Sites;
+  /// CUDA: a loop of the kernel reads gridDim (a grid-stride loop), so any
+  /// grid computes the same.
+  bool GridStride = false;
 };
 
 /// The clang arguments that dump the AST of Kernel's definitions as JSON on

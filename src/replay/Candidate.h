@@ -87,6 +87,10 @@ struct Candidate {
   /// With a Block and no Grid, each launch's grid follows this rule
   /// (LaunchRule.h); empty: keep-threads.
   std::string GridRule;
+  /// A grid-stride kernel's grid in x: this many blocks per multiprocessor
+  /// of the device that runs it (its other dimensions as recorded); 0: the
+  /// grid as Grid, GridRule or the recording give it.
+  uint32_t GridPerSm = 0;
   /// The kernel's parameter names (from its source), which a rule may use
   /// beside arg0, arg1, ...
   std::vector<std::string> ParamNames;

@@ -46,6 +46,8 @@ uint64_t runNs(const Candidate &C, const Dim3 &Recorded, bool Noisy,
   const char *Fast = std::getenv("R3_REPLAY_FAKE_FAST_PIPELINE");
   if (C.Code != CodeKind::Recorded)
     Factor *= Fast && C.Pipeline == Fast ? 0.9 : 1.05;
+  if (C.GridPerSm) // a grid-stride kernel is fastest at 4 blocks an SM
+    Factor *= 0.85 + 0.05 * std::fabs(std::log2(C.GridPerSm / 4.0));
   double Ns = 1e6 * Factor + 1000 * (Run % 3);
   if (Noisy)
     Ns *= 1 + (Run * 7919 % 13) / 6.0;

@@ -252,6 +252,7 @@ MetaWriter encodeCandidate(const Candidate &C) {
   W.u32(C.FlushL2);
   encodeVerify(W, C.Verify);
   W.u32(C.DeterminismRuns);
+  W.u32(C.GridPerSm);
   return W;
 }
 
@@ -280,6 +281,7 @@ Expected<Candidate> decodeCandidate(std::span<const uint8_t> Meta,
   C.FlushL2 = R.u32() != 0;
   Ok &= decodeVerify(R, C.Verify);
   C.DeterminismRuns = R.u32();
+  C.GridPerSm = R.u32();
   R3_TRY(R.finish("evaluate"));
   if (!Ok)
     return badEnum("evaluate");

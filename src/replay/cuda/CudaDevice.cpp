@@ -125,6 +125,7 @@ private:
   CUevent Start = nullptr, Stop = nullptr;
   CUdeviceptr L2Scratch = 0;
   uint64_t L2Bytes = 0;
+  uint32_t Multiprocessors = 0;
   std::unique_ptr<DeviceSpace> Space;
   std::map<uint32_t, std::unique_ptr<LaunchData>> Launches;
   std::map<uint32_t, bool> PoisonSafe; ///< by launch
@@ -156,6 +157,11 @@ Error CudaDevice::open() {
       A->cuDeviceGetAttribute(&L2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, Dev),
       "cuDeviceGetAttribute"));
   L2Bytes = static_cast<uint64_t>(L2) * 2;
+  int Sms = 0;
+  R3_TRY(check(A->cuDeviceGetAttribute(
+                   &Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Dev),
+               "cuDeviceGetAttribute"));
+  Multiprocessors = static_cast<uint32_t>(Sms);
   char Buf[256] = {};
   if (A->cuDeviceGetName(Buf, sizeof Buf - 1, Dev) == CUDA_SUCCESS)
     Name = Buf;
@@ -295,6 +301,8 @@ Expected<LaunchStatus> CudaDevice::shapeFor(const Candidate &C,
                           false, 0};
     Shape.Grid = *G;
   }
+  if (C.GridPerSm)
+    Shape.Grid[0] = C.GridPerSm * std::max(1u, Multiprocessors);
   if (Shape.SharedBytes > 48 * 1024)
     api().cuFuncSetAttribute(F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                              static_cast<int>(Shape.SharedBytes));
