@@ -152,6 +152,11 @@ void searchSections(std::ostream &O, const AppCampaignSpec &S) {
     O << "\n# Block sizes around the recorded one (one-dimensional "
          "blocks only).\n[launch]\nblock_x = ["
       << join(B, ", ") << "]\n";
+    if (AnySource)
+      O << "# Kernels whose source strides over the grid (a loop that reads "
+           "gridDim)\n# also search their grid, in blocks per "
+           "multiprocessor (0: as recorded).\ngrid_per_sm = [0, 1, 2, 4, 8, "
+           "16, 32]\n";
   }
   O << "\n[evaluation]\nwarmup = 2\nrepetitions = 20\nmin_repetitions = 6\n"
        "target_ci = 0.01\ntimeout = 10\n";
