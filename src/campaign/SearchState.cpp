@@ -30,7 +30,8 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 /// A source variant's compile report, for the prompts of its children.
-std::string compileReport(const CandidateResult &R) {
+std::string compileReport(const CandidateResult &R,
+                          const std::string &Occupancy) {
   std::string Out;
   auto add = [&](const char *Name, std::optional<int64_t> V) {
     if (V)
@@ -40,6 +41,8 @@ std::string compileReport(const CandidateResult &R) {
   add("registers", R.Registers);
   add("spills", R.Spills);
   add("shared bytes", R.SharedBytes);
+  if (!Occupancy.empty())
+    Out += ": " + Occupancy;
   char Buf[64];
   std::snprintf(Buf, sizeof Buf, "%scompiled in %.0f ms",
                 Out.empty() ? "" : ", ", R.CompileMs);
@@ -182,8 +185,14 @@ Error SearchState::loadKernel(const KernelSpec &Spec) {
   bool Recognise = Grid && !Spec.GridStride && !Spec.Source.empty();
   if (Rewrite || Recognise)
     R3_TRY(analyzeSource(K, **R, Index, Rewrite, Recognise));
-  if (!K.Launches.empty())
-    K.RecordedGrid = (*R)->launches()[K.Launches.front()].Grid;
+  if (!K.Launches.empty()) {
+    const LaunchInfo &First = (*R)->launches()[K.Launches.front()];
+    K.RecordedGrid = First.Grid;
+    K.RecordedBlock = First.Block;
+    if (C.Target == Backend::Cuda)
+      K.LimitFacts = limitsFacts(*It, First, Dev);
+  }
+  K.ComputeMajor = Dev.ComputeMajor;
   if (!Spec.Source.empty() && C.Source.Strategy != "none") {
     search::EvolutionOptions O;
     O.Islands = std::max(1u, C.Source.Islands);
@@ -357,7 +366,15 @@ Error SearchState::applyEvaluation(KernelState &K, VariantState &V,
         F == FailureKind::WrongResult ||
         (F == FailureKind::CompileError && OtherToolchain);
     V.Dead = !Ok && (V.Recorded || !CompilersMayDiffer);
-    V.CompileReport = compileReport(E.Result);
+    V.CompileReport = compileReport(
+        E.Result,
+        C.Target == Backend::Cuda && E.Result.Registers
+            ? occupancyText(*E.Result.Registers,
+                            E.Result.SharedBytes.value_or(0),
+                            K.RecordedBlock[0] * K.RecordedBlock[1] *
+                                K.RecordedBlock[2],
+                            K.ComputeMajor)
+            : "");
     noteFailure(K, V, E.Result);
     for (const search::DescriptorAxis &A : C.Source.Descriptors)
       V.Descriptor.push_back(descriptorValue(A.Name, V, K.Model, E.Result));

@@ -102,6 +102,11 @@ struct KernelState {
   /// level's grid_x and grid_per_sm apply.
   bool GridStride = false;
   Dim3 RecordedGrid = {1, 1, 1}; ///< its first launch's
+  Dim3 RecordedBlock = {1, 1, 1};
+  int ComputeMajor = 0; ///< the capture's GPU; 0 on the host backend
+  std::string LimitFacts; ///< limitsFacts of its first launch
+  /// The rewrite operator's knobs (Rewrite.h) and what each is, for prompts.
+  std::map<std::string, std::string> RewriteSites;
   std::set<std::string> LlmDeclines; ///< reasons already told
 
   /// The baseline on the reference device (the first to measure one): the
@@ -268,6 +273,20 @@ std::vector<std::string> sourceFlags(const KernelSpec &Spec,
 /// recorded region a pointer points into and whether the launch wrote it
 /// (SearchStateRewrite.cpp).
 std::vector<ParamFact> paramFacts(const KernelInfo &K, const LaunchInfo &L);
+
+/// Where the recorded launch stands against the device's limits, for
+/// prompts: the bytes its pointers reach and the launch changed, its time in
+/// the application and the bandwidth that implies beside the GPU's peak
+/// (where r3 knows the GPU); empty when there is nothing to say.
+std::string limitsFacts(const KernelInfo &K, const LaunchInfo &L,
+                        const DeviceInfo &D);
+
+/// Blocks of Threads threads a multiprocessor of compute capability Major
+/// can hold at Registers registers a thread and SharedBytes a block, and
+/// the occupancy that is: "at most 6 blocks of 256 threads an SM (75%
+/// occupancy, limited by registers)"; empty where Major is not known.
+std::string occupancyText(int64_t Registers, int64_t SharedBytes,
+                          uint32_t Threads, int Major);
 
 /// [[2],[0,5]]: the indices of a point, as stored in the history.
 std::string pointJson(const search::Point &P);

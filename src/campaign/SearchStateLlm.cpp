@@ -124,6 +124,98 @@ std::string describeLaunch(const KernelInfo &K, const LaunchInfo &L) {
   return Out;
 }
 
+namespace {
+/// Peak memory bandwidth, bytes a second, of GPUs r3 knows by name.
+std::optional<double> peakBandwidth(const std::string &Name) {
+  static const std::pair<const char *, double> Known[] = {
+      {"H200", 4.8e12},   {"H100 NVL", 3.9e12}, {"H100 PCIe", 2.0e12},
+      {"H100", 3.35e12},  {"GH200", 4.0e12},    {"A100-SXM4-80GB", 2.04e12},
+      {"A100", 1.555e12}, {"L40S", 0.864e12},   {"V100", 0.9e12}};
+  for (const auto &[Key, Bw] : Known)
+    if (Name.find(Key) != std::string::npos)
+      return Bw;
+  return std::nullopt;
+}
+} // namespace
+
+std::string limitsFacts(const KernelInfo &K, const LaunchInfo &L,
+                        const DeviceInfo &D) {
+  // The regions its pointer parameters point into: what it can read; those
+  // the launch changed: what it wrote.
+  std::set<size_t> Reached;
+  for (const ParamInfo &P : K.Params) {
+    uint64_t V = 0;
+    if (P.Size != 8 || P.Offset + 8 > L.Params.size())
+      continue;
+    std::memcpy(&V, L.Params.data() + P.Offset, 8);
+    for (size_t R = 0; R < L.Regions.size(); ++R)
+      if (V >= L.Regions[R].Base && V - L.Regions[R].Base < L.Regions[R].Size)
+        Reached.insert(R);
+  }
+  uint64_t Read = 0, Written = 0;
+  for (size_t R : Reached) {
+    Read += L.Regions[R].Size;
+    Written += L.Regions[R].Changed ? L.Regions[R].Size : 0;
+  }
+  std::string Out;
+  char Buf[256];
+  std::snprintf(Buf, sizeof Buf, "- launch: grid %ux%ux%u, block %ux%ux%u",
+                L.Grid[0], L.Grid[1], L.Grid[2], L.Block[0], L.Block[1],
+                L.Block[2]);
+  Out += Buf;
+  if (L.DurationNs)
+    Out += ", " + ms(*L.DurationNs / 1e6) + " in the application";
+  Out += "\n";
+  if (Reached.empty())
+    return Out + "- memory: r3 recorded none that its pointers reach\n";
+  Out += "- memory its pointers reach: " + formatBytes(Read) + " (" +
+         formatBytes(Written) + " of it written by the launch)\n";
+  if (L.DurationNs && *L.DurationNs > 0) {
+    double Bw = double(Read + Written) / (*L.DurationNs / 1e9);
+    std::snprintf(Buf, sizeof Buf,
+                  "- if it read all of it and wrote what changed once: "
+                  "%.0f GB/s",
+                  Bw / 1e9);
+    Out += Buf;
+    if (auto Peak = peakBandwidth(D.Name)) {
+      std::snprintf(Buf, sizeof Buf,
+                    ", %.0f%% of this GPU's peak %.3g TB/s (near 100%%: "
+                    "memory bound; far below: latency or compute bound)",
+                    100 * Bw / *Peak, *Peak / 1e12);
+      Out += Buf;
+    }
+    Out += "\n";
+  }
+  return Out;
+}
+
+std::string occupancyText(int64_t Registers, int64_t SharedBytes,
+                          uint32_t Threads, int Major) {
+  if (Major < 7 || Threads == 0 || Threads > 1024 || Registers <= 0)
+    return "";
+  // Volta to Hopper: 64K registers, 2048 threads and 32 blocks an SM;
+  // registers allocated per warp in units of 256.
+  const int64_t MaxThreads = 2048;
+  const int64_t SharedPerSm = Major >= 9 ? 228 * 1024 : 164 * 1024;
+  int64_t Warps = (Threads + 31) / 32;
+  int64_t RegsPerWarp = (Registers * 32 + 255) / 256 * 256;
+  int64_t ByRegs = 65536 / (RegsPerWarp * Warps);
+  int64_t ByThreads = MaxThreads / (Warps * 32);
+  int64_t ByShared = SharedBytes > 0 ? SharedPerSm / SharedBytes : 32;
+  int64_t Blocks = std::min({ByRegs, ByThreads, ByShared, int64_t(32)});
+  const char *Limit = Blocks == ByThreads  ? "threads"
+                      : Blocks == ByRegs   ? "registers"
+                      : Blocks == ByShared ? "shared memory"
+                                           : "blocks";
+  char Buf[160];
+  std::snprintf(Buf, sizeof Buf,
+                "at most %lld blocks of %u threads an SM (%.0f%% occupancy, "
+                "limited by %s)",
+                static_cast<long long>(Blocks), Threads,
+                100.0 * Blocks * Warps * 32 / MaxThreads, Limit);
+  return Buf;
+}
+
 Expected<std::string> llmApiKey(const Campaign &C) {
   if (!C.Llm.Given || C.Llm.ApiKeyEnv.empty())
     return std::string();
@@ -277,6 +369,67 @@ std::string SearchState::failuresFor(const KernelState &K,
   return Out;
 }
 
+namespace {
+/// A variant's rewrite knobs (compile/Rewrite.h) and its -D defines of the
+/// others.
+std::pair<std::map<std::string, std::string>, std::vector<std::string>>
+splitKnobs(const KernelState &K, const search::SourceGenome &G) {
+  std::map<std::string, std::string> Rewrites;
+  std::vector<std::string> Defines;
+  for (size_t I = 0; I < K.Model.Knobs.size() && I < G.Knobs.size(); ++I) {
+    const search::KnobDomain &D = K.Model.Knobs[I];
+    if (isRewriteKnob(D.Name))
+      Rewrites[D.Name] = D.Values.at(G.Knobs[I]);
+    else
+      Defines.push_back("-D" + D.Name + "=" + D.Values.at(G.Knobs[I]));
+  }
+  return {Rewrites, Defines};
+}
+
+/// A variant's text as plain source: its rewrites written in.
+std::string plainText(const KernelState &K, const VariantState &V) {
+  return resolve(V.Text, splitKnobs(K, V.Genome).first);
+}
+
+/// What r3's own rewrites found: the fastest variants that set rewrite
+/// knobs, each with what it changed.
+std::string rewriteFacts(const KernelState &K) {
+  std::vector<const VariantState *> Found;
+  for (const VariantState &V : K.Variants)
+    if (!V.Recorded && V.BestMs &&
+        V.Text.find("R3_RW_") != std::string::npos) {
+      auto [Rw, _] = splitKnobs(K, V.Genome);
+      if (std::any_of(Rw.begin(), Rw.end(),
+                      [](const auto &P) { return P.second != "0"; }))
+        Found.push_back(&V);
+    }
+  std::sort(Found.begin(), Found.end(),
+            [](auto *A, auto *B) { return *A->BestMs < *B->BestMs; });
+  std::string Out;
+  auto Base = K.baselineMs();
+  for (size_t I = 0; I < Found.size() && I < 8; ++I) {
+    std::vector<std::string> What;
+    for (const auto &[Knob, Value] : splitKnobs(K, Found[I]->Genome).first)
+      if (Value != "0") {
+        auto It = K.RewriteSites.find(Knob);
+        std::string Site = It == K.RewriteSites.end() ? Knob : It->second;
+        What.push_back(Knob.rfind("R3_RW_UNROLL", 0) == 0
+                           ? (Value == "-1" ? "full unroll of the "
+                                            : "unroll " + Value + " of the ") +
+                                 Site
+                           : (Value == "2" ? "const __restrict__ on "
+                                           : "__restrict__ on ") +
+                                 Site);
+      }
+    char Buf[64] = "";
+    if (Base)
+      std::snprintf(Buf, sizeof Buf, " (%.3gx)", *Base / *Found[I]->BestMs);
+    Out += "- " + join(What, ", ") + ": " + ms(*Found[I]->BestMs) + Buf + "\n";
+  }
+  return Out;
+}
+} // namespace
+
 std::string SearchState::bestFacts(const KernelState &K, int64_t Parent) const {
   const VariantState *Best = nullptr, *Mine = nullptr;
   for (const VariantState &V : K.Variants) {
@@ -296,17 +449,19 @@ std::string SearchState::bestFacts(const KernelState &K, int64_t Parent) const {
   }
   // What distinguishes it: its knobs, and its text as a diff against this
   // source (short where the two are close, which is where it helps most).
+  // Rewrites are in the texts (plainText), not among the knobs.
   std::vector<std::string> Knobs;
   for (size_t I = 0; I < K.Model.Knobs.size() && I < Best->Genome.Knobs.size();
        ++I)
-    if (I >= Mine->Genome.Knobs.size() ||
-        Best->Genome.Knobs[I] != Mine->Genome.Knobs[I])
+    if ((I >= Mine->Genome.Knobs.size() ||
+         Best->Genome.Knobs[I] != Mine->Genome.Knobs[I]) &&
+        !isRewriteKnob(K.Model.Knobs[I].Name))
       Knobs.push_back("-D" + K.Model.Knobs[I].Name + "=" +
                       K.Model.Knobs[I].Values.at(Best->Genome.Knobs[I]));
   if (!Knobs.empty())
     Out += "; it compiles with " + join(Knobs, " ");
-  std::string Diff =
-      unifiedDiff(Mine->Text, Best->Text, "this source", "the best");
+  std::string Diff = unifiedDiff(plainText(K, *Mine), plainText(K, *Best),
+                                 "this source", "the best");
   if (Diff.empty())
     return Out + "; its text is this source's.\n";
   return Out + ". It differs from this source as follows:\n```diff\n" +
@@ -324,27 +479,28 @@ SearchState::describeParent(KernelState &K, const search::Elite &Parent) {
   llm::ParentFacts F;
   const std::string &File = K.Model.Files.at(P->Genome.File);
   std::string Name = llm::kernelBaseName(K.Spec->Name);
+  // The model reads the parent as plain source, its rewrites written in;
+  // its reply is a text of its own, which the rewrite knobs leave alone.
+  std::string Text = plainText(K, *P);
   std::string Signature;
-  R3_TRY(moveInto(llm::kernelSignature(P->Text, Name), Signature));
+  R3_TRY(moveInto(llm::kernelSignature(Text, Name), Signature));
   const std::string &Original = K.FileTexts[K.Model.Files.front()];
   std::vector<std::string> Includes = llm::includeLines(Original);
   std::string Lang = languageOf(File, C.Target);
-  std::vector<std::string> Knobs;
-  for (size_t I = 0; I < K.Model.Knobs.size() && I < P->Genome.Knobs.size();
-       ++I)
-    Knobs.push_back("-D" + K.Model.Knobs[I].Name + "=" +
-                    K.Model.Knobs[I].Values.at(P->Genome.Knobs[I]));
+  std::vector<std::string> Knobs = splitKnobs(K, P->Genome).second;
   auto &V = F.Values;
   V["kernel"] = Name;
   V["language"] = Lang;
   V["fence"] = fenceOf(Lang);
-  V["source"] = P->Text.ends_with("\n") ? P->Text : P->Text + "\n";
+  V["source"] = Text.ends_with("\n") ? Text : Text + "\n";
   V["signature"] = Signature;
   V["includes"] = Includes.empty() ? "none" : join(Includes, ", ");
   V["knobs"] = join(Knobs, " ");
   V["device"] = K.Device + (C.Target == Backend::Host ? " (" + hostLimits() + ")"
                                                     : std::string());
   V["capture"] = K.LaunchFacts;
+  V["limits"] = K.LimitFacts;
+  V["rewrites"] = rewriteFacts(K);
   V["verify"] = verifyFacts(K.Spec->Verify);
   if (auto Base = K.baselineMs())
     V["baseline_ms"] = ms(*Base);
@@ -360,7 +516,7 @@ SearchState::describeParent(KernelState &K, const search::Elite &Parent) {
   V["best"] = bestFacts(K, P->Id);
   V["failures"] = failuresFor(K, P->Id);
   F.Rules.Kernel = Name;
-  F.Rules.Parent = P->Text;
+  F.Rules.Parent = Text;
   F.Rules.Includes = Includes;
   F.Rules.IncludeDirs = includeDirs(*K.Spec, File, C.Dir);
   F.Rules.Language = C.Target == Backend::Cuda ? llm::KernelLanguage::Cuda

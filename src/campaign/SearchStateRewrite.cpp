@@ -93,6 +93,7 @@ Error SearchState::analyzeSource(KernelState &K, const CaptureReader &R,
   std::vector<std::string> Offered;
   for (const RewriteSite &S : M->Sites) {
     K.Model.Knobs.push_back({S.Knob, S.Values});
+    K.RewriteSites[S.Knob] = S.Describe;
     Offered.push_back(S.Knob + " (" + S.Describe + ": " + join(S.Values, "|") +
                       ")");
   }

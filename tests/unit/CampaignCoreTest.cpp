@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <unistd.h>
@@ -301,4 +302,51 @@ TEST_CASE("campaign core: the campaign and r3 report agree on a history "
   run(C, Script, Stats, 2);
   rawSql(S.Dir / "h.db", "DELETE FROM baselines");
   checkCampaignAgreesWithReport(S, C);
+}
+
+TEST_CASE("prompt facts: a launch against the GPU's limits", "[campaign]") {
+  KernelInfo K;
+  K.Params = {{0, 8}, {8, 8}, {16, 4}};
+  LaunchInfo L;
+  L.Grid = {264, 1, 1};
+  L.Block = {256, 1, 1};
+  L.DurationNs = 1000000; // 1 ms
+  uint64_t In = 0x1000, Out = 0x9000;
+  L.Params.resize(20);
+  std::memcpy(L.Params.data(), &In, 8);
+  std::memcpy(L.Params.data() + 8, &Out, 8);
+  L.Regions = {{0x1000, 2000000000, RegionKind::Device, "", false},
+               {0x9000 + 0x80000000ull, 4096, RegionKind::Device, "", true},
+               {0x9000, 1000000000, RegionKind::Device, "", true}};
+  DeviceInfo D;
+  D.Name = "NVIDIA H100 80GB HBM3";
+  std::string F = limitsFacts(K, L, D);
+  INFO(F);
+  CHECK(F.find("grid 264x1x1, block 256x1x1, 1 ms in the application") !=
+        std::string::npos);
+  // Regions 0 and 2 are reached (3 GB, 1 GB of it written); region 1 is
+  // not: 4 GB in 1 ms is 4000 GB/s, 119% of the H100's 3.35 TB/s.
+  CHECK(F.find("reach: 2.8 GiB (953.7 MiB of it written") != std::string::npos);
+  CHECK(F.find("4000 GB/s, 119% of this GPU's peak 3.35 TB/s") !=
+        std::string::npos);
+  D.Name = "Some GPU";
+  CHECK(limitsFacts(K, L, D).find("peak") == std::string::npos);
+  L.Regions.clear();
+  CHECK(limitsFacts(K, L, D).find("r3 recorded none") != std::string::npos);
+}
+
+TEST_CASE("prompt facts: occupancy from the compile report", "[campaign]") {
+  // 32 registers, 256 threads: 8 blocks by threads and by registers.
+  CHECK(occupancyText(32, 0, 256, 9) ==
+        "at most 8 blocks of 256 threads an SM (100% occupancy, limited by "
+        "threads)");
+  // 128 registers: 4096 a warp, 32768 a block of 8 warps: 2 blocks.
+  CHECK(occupancyText(128, 0, 256, 9) ==
+        "at most 2 blocks of 256 threads an SM (25% occupancy, limited by "
+        "registers)");
+  // 100 KiB of shared memory a block: 2 blocks of 228 KiB.
+  CHECK(occupancyText(32, 100 * 1024, 256, 9) ==
+        "at most 2 blocks of 256 threads an SM (25% occupancy, limited by "
+        "shared memory)");
+  CHECK(occupancyText(32, 0, 256, 0).empty()); // the host backend
 }

@@ -23,6 +23,9 @@ const std::vector<std::pair<std::string, std::string>> &promptVariables() {
       {"knobs", "the -D defines the parent compiles with"},
       {"device", "the device and its limits"},
       {"capture", "the recorded launch: its arguments and memory regions"},
+      {"limits", "the recorded launch against the GPU's limits: bytes, time, "
+                 "bandwidth"},
+      {"rewrites", "what r3's automatic rewrites measured"},
       {"verify", "how outputs are compared with the recorded ones"},
       {"baseline_ms", "the recorded code's time"},
       {"parent_ms", "the parent's best time"},
