@@ -77,7 +77,10 @@ void sourceKeys(std::ostream &O, const AppKernel &K, Backend B) {
   }
   O << "# Source: the definition at " << K.Source->File << ":" << K.Source->Line
     << ".\n"
-    << "source = " << quoted(K.Source->File) << "\n";
+    << "source = " << quoted(K.Source->File) << "\n"
+    << "# Variants compile the kernel alone: its file without the functions "
+       "it does\n# not reach (if clang compiles that; the history's extract "
+       "event says).\nextract = true\n";
   if (!K.Database.empty())
     O << "# Its flags: the application's own, from the build's compilation "
          "database.\ncompile_commands = "

@@ -6,6 +6,7 @@
 #include "app/KernelSource.h"
 
 #include "support/FileUtil.h"
+#include "support/StringUtil.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,54 +20,6 @@ namespace r3::app {
 namespace fs = std::filesystem;
 
 namespace {
-/// Text with comments, string and character literals replaced by blanks
-/// (newlines kept, so that line numbers stay right).
-std::string blanked(const std::string &Text) {
-  std::string Out = Text;
-  enum { Code, Line, Block, Str, Chr } S = Code;
-  for (size_t I = 0; I < Out.size(); ++I) {
-    char C = Out[I], N = I + 1 < Out.size() ? Out[I + 1] : '\0';
-    auto Blank = [&](size_t J) {
-      if (Out[J] != '\n')
-        Out[J] = ' ';
-    };
-    switch (S) {
-    case Code:
-      if (C == '/' && N == '/')
-        S = Line, Blank(I);
-      else if (C == '/' && N == '*')
-        S = Block, Blank(I), Blank(++I);
-      else if (C == '"')
-        S = Str;
-      else if (C == '\'')
-        S = Chr;
-      break;
-    case Line:
-      if (C == '\n')
-        S = Code;
-      else
-        Blank(I);
-      break;
-    case Block:
-      if (C == '*' && N == '/')
-        S = Code, Blank(I), Blank(++I);
-      else
-        Blank(I);
-      break;
-    case Str:
-    case Chr:
-      if (C == '\\' && I + 1 < Out.size())
-        Blank(I), Blank(++I);
-      else if (C == (S == Str ? '"' : '\''))
-        S = Code;
-      else
-        Blank(I);
-      break;
-    }
-  }
-  return Out;
-}
-
 bool identChar(char C) {
   return std::isalnum(static_cast<unsigned char>(C)) || C == '_';
 }
@@ -143,7 +96,7 @@ std::vector<size_t> linesIn(const std::string &T, const std::string &Name,
 
 std::vector<size_t> definitionLines(const std::string &Text,
                                     const std::string &Name, bool Global) {
-  return linesIn(blanked(Text), Name, Global);
+  return linesIn(blankedCode(Text), Name, Global);
 }
 
 Expected<SourceTree> treeUnder(const std::string &Dir) {
@@ -214,7 +167,7 @@ findDefinitions(const SourceTree &Tree, const std::vector<std::string> &Names,
     auto Text = readWholeFile(F, "source file");
     if (!Text)
       continue; // a listed file that is gone defines nothing
-    std::string T = blanked(*Text);
+    std::string T = blankedCode(*Text);
     for (size_t I = 0; I < Names.size(); ++I)
       for (size_t Line : linesIn(T, Names[I], Global))
         Found[I].push_back({F, Line});

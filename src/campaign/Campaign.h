@@ -44,6 +44,9 @@ struct KernelSpec {
   /// apply to it); none: recognised from its source (a loop that reads
   /// gridDim), false without one.
   std::optional<bool> GridStride;
+  /// Compile the kernel alone (compile/KernelAlone.h): its source without
+  /// the functions it does not reach, checked by clang first.
+  bool Extract = false;
   VerifySettings Verify;
   std::vector<search::KnobDomain> Knobs; ///< source knobs (defines)
   /// The kernel's share of the application's run (0 to 1], as `r3 profile`

@@ -236,8 +236,8 @@ namespace {
 
 KernelSpec readKernel(Reader &R, const Section &S) {
   R.checkKeys(S, {"name", "capture", "launches", "source", "files", "cflags",
-                  "compile_commands", "grid_rule", "grid_stride", "verify",
-                  "knobs", "share"});
+                  "compile_commands", "grid_rule", "grid_stride", "extract",
+                  "verify", "knobs", "share"});
   KernelSpec K;
   R.read(S, "name", K.Name, R.element(&Reader::string));
   if (const toml::node *N = S.get("share")) {
@@ -264,6 +264,9 @@ KernelSpec readKernel(Reader &R, const Section &S) {
       R.D.at(S.T, "[[kernel]] needs '" + std::string(Required) + "'");
   readLaunches(R, S, K);
   readSources(R, S, K);
+  R.read(S, "extract", K.Extract, R.booleans());
+  if (K.Extract && !S.get("source"))
+    R.D.at(*S.key("extract"), "'extract' needs the kernel's 'source'");
   if (S.get("grid_stride") && R.cudaOnly(S, "grid_stride")) {
     bool G = false;
     R.read(S, "grid_stride", G, R.booleans());

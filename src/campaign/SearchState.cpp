@@ -178,6 +178,8 @@ Error SearchState::loadKernel(const KernelSpec &Spec) {
   bool Rewrite = std::any_of(Ops.begin(), Ops.end(), [](const auto &O) {
     return O.first == "rewrite" && O.second > 0;
   });
+  if (Spec.Extract && !Spec.Source.empty())
+    R3_TRY(extractKernel(K, **R, Index));
   Rewrite &= !Spec.Source.empty() && C.Source.Strategy != "none";
   bool Grid = C.Target == Backend::Cuda &&
               (!C.Launch.GridX.empty() || !C.Launch.GridPerSm.empty());

@@ -192,6 +192,14 @@ private:
   /// the history say what was found, or why nothing was.
   Error analyzeSource(KernelState &K, const CaptureReader &R, uint32_t Kernel,
                       bool Rewrite, bool Grid);
+  /// K's source file as the kernel alone (KernelAlone.h), when clang
+  /// compiles that; an event says what was kept and dropped, or why the
+  /// file stays whole.
+  Error extractKernel(KernelState &K, const CaptureReader &R, uint32_t Kernel);
+  /// clang's command line (no action) for Path, read as K's source file.
+  Expected<std::vector<std::string>>
+  syntaxArgv(const KernelState &K, const CaptureReader &R,
+             const std::string &Path) const;
   Error rebuild(KernelState &K);
   Error applyEvaluation(KernelState &K, VariantState &V,
                         const std::string &Level,

@@ -6,7 +6,10 @@
 
 #include "capture/CaptureReader.h"
 #include "capture/KernelLookup.h"
+#include "compile/KernelAlone.h"
 #include "compile/host/HostJit.h"
+#include "support/FileUtil.h"
+#include "support/Process.h"
 #include "support/StringUtil.h"
 
 #ifdef R3_HAVE_CUDA
@@ -15,8 +18,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 namespace r3 {
+
+namespace fs = std::filesystem;
 
 std::vector<ParamFact> paramFacts(const KernelInfo &K, const LaunchInfo &L) {
   std::vector<ParamFact> Facts;
@@ -40,31 +46,99 @@ std::vector<ParamFact> paramFacts(const KernelInfo &K, const LaunchInfo &L) {
   return Facts;
 }
 
+namespace {
+/// The name a kernel's source defines it by.
+std::string sourceName(const KernelInfo &Info) {
+  std::string Demangled = Info.Demangled.empty()
+                              ? kernelNamesOf({Info.Name}).front().Demangled
+                              : Info.Demangled;
+  return baseName(Demangled.empty() ? Info.Name : Demangled);
+}
+
+/// A temporary file holding Text, named like File (its extension decides
+/// the language).
+Expected<TempFile> textFile(const std::string &File, const std::string &Text) {
+  std::string Ext = fs::path(File).extension().string();
+  auto T = TempFile::create(Ext.c_str());
+  if (!T)
+    return T.takeError();
+  R3_TRY(writeFileAtomically(T->path(), Text));
+  return T;
+}
+} // namespace
+
+Expected<std::vector<std::string>>
+SearchState::syntaxArgv(const KernelState &K, const CaptureReader &R,
+                        const std::string &Path) const {
+  std::vector<std::string> Flags = sourceFlags(*K.Spec, K.Model.Files.front());
+  if (C.Target == Backend::Cuda) {
+#ifdef R3_HAVE_CUDA
+    const DeviceInfo &D = R.header().Device;
+    return cudaSyntaxArgv(Path, Flags, D.ComputeMajor, D.ComputeMinor);
+#else
+    (void)R;
+    return makeError("this r3 was built without the CUDA backend");
+#endif
+  }
+  return hostSyntaxArgv(Path, Flags);
+}
+
+Error SearchState::extractKernel(KernelState &K, const CaptureReader &R,
+                                 uint32_t Kernel) {
+  const std::string &File = K.Model.Files.front();
+  std::string Name = sourceName(R.kernels()[Kernel]);
+  std::string &Text = K.FileTexts[File];
+  KernelAlone A = kernelAlone(Text, Name);
+  auto whole = [&](const std::string &Why) {
+    return H.addEvent("extract", K.Spec->Name + ": compiled whole: " + Why);
+  };
+  if (!A.Found)
+    return whole(File + " defines no function named " + Name +
+                 " that r3's scanner sees");
+  if (A.Dropped.empty())
+    return whole("the kernel reaches every function of " + File);
+  Expected<TempFile> T = textFile(File, A.Text);
+  if (!T)
+    return whole(T.error().message());
+  auto Argv = syntaxArgv(K, R, T->path());
+  if (!Argv)
+    return whole(Argv.error().message());
+  Argv->push_back("-fsyntax-only");
+  auto Run = runCapturing(*Argv);
+  if (!Run)
+    return whole(Run.error().message());
+  if (!Run->succeeded())
+    return whole("clang does not compile it alone: " +
+                 split(trimmedDiagnostics(Run->Output), '\n').front());
+  auto lines = [](const std::string &S) {
+    return std::to_string(std::count(S.begin(), S.end(), '\n'));
+  };
+  std::string Kept = A.Kept.empty() ? "none" : join(A.Kept, ", ");
+  R3_TRY(H.addEvent("extract", K.Spec->Name + ": the kernel alone, " +
+                                   lines(A.Text) + " of " + lines(Text) +
+                                   " lines; functions kept: " + Kept +
+                                   "; dropped: " + join(A.Dropped, ", ")));
+  Text = std::move(A.Text);
+  return Error::success();
+}
+
 Error SearchState::analyzeSource(KernelState &K, const CaptureReader &R,
                                  uint32_t Kernel, bool Rewrite, bool Grid) {
   const std::string &File = K.Model.Files.front();
   const KernelInfo &Info = R.kernels()[Kernel];
-  std::string Demangled = Info.Demangled.empty()
-                              ? kernelNamesOf({Info.Name}).front().Demangled
-                              : Info.Demangled;
-  std::string Name = baseName(Demangled.empty() ? Info.Name : Demangled);
+  std::string Name = sourceName(Info);
   std::vector<ParamFact> Facts;
   if (!K.Launches.empty())
     Facts = paramFacts(Info, R.launches()[K.Launches.front()]);
-  std::vector<std::string> Flags = sourceFlags(*K.Spec, File);
-  Expected<std::vector<std::string>> Argv = std::vector<std::string>{};
-  if (C.Target == Backend::Cuda) {
-#ifdef R3_HAVE_CUDA
-    const DeviceInfo &D = R.header().Device;
-    Argv = cudaSyntaxArgv(File, Flags, D.ComputeMajor, D.ComputeMinor);
-#else
-    Argv = makeError("this r3 was built without the CUDA backend");
-#endif
-  } else {
-    Argv = hostSyntaxArgv(File, Flags);
-  }
+  // clang reads the text the variants compile (the kernel alone, where it
+  // is extracted), as a file of its own.
+  Expected<TempFile> T = textFile(File, K.FileTexts[File]);
+  Expected<std::vector<std::string>> Argv =
+      T ? syntaxArgv(K, R, T->path())
+        : Expected<std::vector<std::string>>(T.takeError());
   Expected<RewriteModel> M =
-      Argv ? rewritesOf(std::move(*Argv), File, K.FileTexts[File], Name, Facts)
+      Argv ? rewritesOf(std::move(*Argv), T->path(), K.FileTexts[File], Name,
+                        Facts)
            : Expected<RewriteModel>(Argv.takeError());
   if (!M) {
     if (Grid)

@@ -176,4 +176,52 @@ std::string trim(std::string_view Text) {
   return std::string(Text.substr(B, E - B + 1));
 }
 
+/// Text with comments, string and character literals replaced by blanks
+/// (newlines kept, so that line numbers stay right).
+std::string blankedCode(const std::string &Text) {
+  std::string Out = Text;
+  enum { Code, Line, Block, Str, Chr } S = Code;
+  for (size_t I = 0; I < Out.size(); ++I) {
+    char C = Out[I], N = I + 1 < Out.size() ? Out[I + 1] : '\0';
+    auto Blank = [&](size_t J) {
+      if (Out[J] != '\n')
+        Out[J] = ' ';
+    };
+    switch (S) {
+    case Code:
+      if (C == '/' && N == '/')
+        S = Line, Blank(I);
+      else if (C == '/' && N == '*')
+        S = Block, Blank(I), Blank(++I);
+      else if (C == '"')
+        S = Str;
+      else if (C == '\'')
+        S = Chr;
+      break;
+    case Line:
+      if (C == '\n')
+        S = Code;
+      else
+        Blank(I);
+      break;
+    case Block:
+      if (C == '*' && N == '/')
+        S = Code, Blank(I), Blank(++I);
+      else
+        Blank(I);
+      break;
+    case Str:
+    case Chr:
+      if (C == '\\' && I + 1 < Out.size())
+        Blank(I), Blank(++I);
+      else if (C == (S == Str ? '"' : '\''))
+        S = Code;
+      else
+        Blank(I);
+      break;
+    }
+  }
+  return Out;
+}
+
 } // namespace r3

@@ -68,4 +68,9 @@ std::string quoteShort(std::string_view Text);
 /// ("4G", "512M", "64k"); none on anything else, zero, or overflow.
 std::optional<uint64_t> parseSize(std::string_view Text);
 
+/// C, C++ or CUDA text with comments, string and character literals
+/// replaced by blanks (newlines kept, so that offsets and line numbers stay
+/// right): what a scanner for definitions reads.
+std::string blankedCode(const std::string &Text);
+
 } // namespace r3
