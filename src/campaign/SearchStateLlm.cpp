@@ -386,9 +386,17 @@ splitKnobs(const KernelState &K, const search::SourceGenome &G) {
   return {Rewrites, Defines};
 }
 
-/// A variant's text as plain source: its rewrites written in.
+/// A variant's text as plain source: its rewrites written in, and the blank
+/// lines the kernel alone leaves for dropped functions squeezed.
 std::string plainText(const KernelState &K, const VariantState &V) {
-  return resolve(V.Text, splitKnobs(K, V.Genome).first);
+  std::string T = resolve(V.Text, splitKnobs(K, V.Genome).first), Out;
+  size_t Newlines = 0;
+  for (char C : T) {
+    Newlines = C == '\n' ? Newlines + 1 : 0;
+    if (Newlines <= 2)
+      Out += C;
+  }
+  return Out;
 }
 
 /// What r3's own rewrites found: the fastest variants that set rewrite

@@ -110,12 +110,11 @@ Error SearchState::extractKernel(KernelState &K, const CaptureReader &R,
   if (!Run->succeeded())
     return whole("clang does not compile it alone: " +
                  split(trimmedDiagnostics(Run->Output), '\n').front());
-  auto lines = [](const std::string &S) {
-    return std::to_string(std::count(S.begin(), S.end(), '\n'));
-  };
+  size_t Lines = std::count(Text.begin(), Text.end(), '\n');
   std::string Kept = A.Kept.empty() ? "none" : join(A.Kept, ", ");
   R3_TRY(H.addEvent("extract", K.Spec->Name + ": the kernel alone, " +
-                                   lines(A.Text) + " of " + lines(Text) +
+                                   std::to_string(Lines - A.DroppedLines) +
+                                   " of " + std::to_string(Lines) +
                                    " lines; functions kept: " + Kept +
                                    "; dropped: " + join(A.Dropped, ", ")));
   Text = std::move(A.Text);

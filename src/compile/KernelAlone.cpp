@@ -3,6 +3,7 @@
 
 #include "support/StringUtil.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
@@ -228,7 +229,13 @@ KernelAlone kernelAlone(const std::string &Text, const std::string &Kernel) {
         A.Kept.push_back(Fs[I].Name);
       continue;
     }
+    // A dropped function leaves its newlines, so that lines keep their
+    // numbers (compile errors and the rewrite knobs' names match the file).
     A.Text += Text.substr(Pos, Fs[I].Begin - Pos);
+    size_t Lines = std::count(Text.begin() + Fs[I].Begin,
+                              Text.begin() + Fs[I].End, '\n');
+    A.Text += std::string(Lines, '\n');
+    A.DroppedLines += Lines;
     A.Dropped.push_back(Fs[I].Name);
     Pos = Fs[I].End;
   }

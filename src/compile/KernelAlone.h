@@ -28,7 +28,10 @@ struct TopFunction {
 std::vector<TopFunction> topLevelFunctions(const std::string &Text);
 
 struct KernelAlone {
-  std::string Text;                 ///< the file without what is dropped
+  /// The file without what is dropped: each dropped function leaves its
+  /// newlines, so that every kept line keeps its number.
+  std::string Text;
+  size_t DroppedLines = 0;
   std::vector<std::string> Kept;    ///< functions kept besides the kernel
   std::vector<std::string> Dropped; ///< functions dropped, in file order
   bool Found = false;               ///< the file defines Kernel

@@ -6,6 +6,7 @@
 #include "support/FileUtil.h"
 #include "support/Process.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -42,7 +43,15 @@ TEST_CASE("one kernel alone", "[alone]") {
   CHECK(A.Text.find("struct Pair") != std::string::npos);
   CHECK(A.Text.find("__global__ void other(float *X, int N);") !=
         std::string::npos); // a declaration stays
-  CHECK(A.Text.find("namespace detail {}") != std::string::npos);
+  CHECK(A.Text.find("namespace detail {\n\n}") != std::string::npos);
+  // Every kept line keeps its number.
+  auto lineOf = [](const std::string &S, const std::string &What) {
+    return std::count(S.begin(), S.begin() + S.find(What), '\n');
+  };
+  CHECK(lineOf(A.Text, "__global__ void scale(") ==
+        lineOf(T, "__global__ void scale("));
+  CHECK(std::count(A.Text.begin(), A.Text.end(), '\n') ==
+        std::count(T.begin(), T.end(), '\n'));
 
   // It compiles for the device, alone.
   std::string Dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR")
