@@ -22,6 +22,7 @@
 #include "replay/cuda/CudaDevice.h"
 #include "support/Clock.h"
 
+#include "cubin/CubinSymbols.h"
 #include "capture/CaptureReader.h"
 #include "capture/KernelLookup.h"
 #include "replay/cuda/CudaApi.h"
@@ -35,6 +36,7 @@
 #include <chrono>
 #include <map>
 #include <random>
+#include <set>
 
 namespace r3 {
 
@@ -66,10 +68,15 @@ struct RunTimes {
   }
 };
 
-/// A loaded module, unloaded when it goes.
+/// A loaded module, unloaded when it goes, with the copies of its own
+/// writable globals taken at load (RegionAddresses::Resets).
 struct Module {
   CUmodule M = nullptr;
+  std::vector<RegionAddresses::Reset> Own;
+  std::vector<std::string> OwnNames;
   ~Module() {
+    for (const RegionAddresses::Reset &R : Own)
+      api().cuMemFree(R.From);
     if (M)
       api().cuModuleUnload(M);
   }
@@ -91,12 +98,15 @@ private:
   Expected<LaunchData *> launch(uint32_t L);
   Expected<CandidateResult> loadModule(const Candidate &C, uint32_t K,
                                        Module &M, CUfunction &F);
+  /// Copies of the candidate module's writable globals that no recorded
+  /// region names, restored before every run (RegionAddresses::Resets).
+  Error keepOwnGlobals(const std::vector<uint8_t> &Image, Module &M) const;
   CandidateResult attributes(CUfunction F) const;
   Expected<bool> poisonSafe(const Candidate &C, uint32_t K, uint32_t L);
   Expected<LaunchStatus> shapeFor(const Candidate &C, const LaunchData &L,
                                   CUfunction F, LaunchShape &Shape) const;
   Expected<LaunchStatus> runLaunch(const Candidate &C, LaunchData &L,
-                                   CUmodule M, CUfunction F, bool Poison,
+                                   const Module &M, CUfunction F, bool Poison,
                                    const RunHooks &Hooks, RunTimes &Times,
                                    CandidateResult &Res);
   Expected<LaunchStatus> timedRuns(const Candidate &C, const LaunchData &L,
@@ -110,7 +120,8 @@ private:
   Expected<std::optional<CandidateResult>>
   checkDeterminism(const Candidate &C, CUmodule M, CUfunction F,
                    CandidateResult &Res);
-  Expected<CandidateResult> runAll(const Candidate &C, CUmodule M, CUfunction F,
+  Expected<CandidateResult> runAll(const Candidate &C, const Module &M,
+                                   CUfunction F,
                                    const std::vector<bool> &Poison,
                                    const RunHooks &Hooks, CandidateResult Res);
   Error flushL2();
@@ -250,9 +261,41 @@ Expected<CandidateResult> CudaDevice::loadModule(const Candidate &C, uint32_t K,
     return failedResult(FailureKind::CompileError,
                         "the module has no kernel '" + C.Kernel + "'");
   R3_TRY(check(Rc, "cuModuleGetFunction"));
+  if (C.Code != CodeKind::Recorded)
+    R3_TRY(keepOwnGlobals(Image, M));
   CandidateResult Ok;
   Ok.Verified = true;
   return Ok;
+}
+
+Error CudaDevice::keepOwnGlobals(const std::vector<uint8_t> &Image,
+                                 Module &M) const {
+  if (Image.empty() || Image[0] != 0x7f) // PTX: no symbol table to read
+    return Error::success();
+  auto Syms = readCubinSymbols(Image);
+  if (!Syms)
+    return Error::success(); // the driver loaded it; nothing to add
+  std::set<std::string> Recorded;
+  for (const LaunchInfo &L : Reader->launches())
+    for (const RegionInfo &R : L.Regions)
+      if (R.Kind == RegionKind::Global)
+        Recorded.insert(R.Name);
+  for (const CubinGlobal &G : Syms->Globals) {
+    if (G.Space != GlobalSpace::Device || Recorded.count(G.Name))
+      continue;
+    RegionAddresses::Reset R;
+    if (api().cuModuleGetGlobal(&R.To, &R.Size, M.M, G.Name.c_str()) !=
+            CUDA_SUCCESS ||
+        R.Size == 0)
+      continue;
+    R3_TRY(check(api().cuMemAlloc(&R.From, R.Size), "cuMemAlloc"));
+    M.Own.push_back(R);
+    M.OwnNames.push_back(G.Name);
+    R3_TRY(check(api().cuMemcpyDtoDAsync(R.From, R.To, R.Size, Stream),
+                 "cuMemcpyDtoDAsync"));
+    R3_TRY(check(api().cuStreamSynchronize(Stream), "cuStreamSynchronize"));
+  }
+  return Error::success();
 }
 
 CandidateResult CudaDevice::attributes(CUfunction F) const {
@@ -318,15 +361,16 @@ Expected<LaunchStatus> CudaDevice::shapeFor(const Candidate &C,
 /// One launch of a candidate: the verification run, warm-ups, timed runs.
 /// Times go to Res (summed over launches); a failure ends it.
 Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
-                                             CUmodule M, CUfunction F,
+                                             const Module &M, CUfunction F,
                                              bool Poison, const RunHooks &Hooks,
                                              RunTimes &Times,
                                              CandidateResult &Res) {
   std::string Why;
   RegionAddresses At;
-  R3_TRY(moveInto(bindRegions(L, M, Why), At));
+  R3_TRY(moveInto(bindRegions(L, M.M, Why), At));
   if (!Why.empty())
     return LaunchStatus{FailureKind::WrongResult, Why, false, 0};
+  At.Resets = M.Own;
   LaunchShape Shape;
   LaunchStatus St;
   R3_TRY(moveInto(shapeFor(C, L, F, Shape), St));
@@ -521,7 +565,7 @@ CudaDevice::checkDeterminism(const Candidate &C, CUmodule M, CUfunction F,
 }
 
 Expected<CandidateResult>
-CudaDevice::runAll(const Candidate &C, CUmodule M, CUfunction F,
+CudaDevice::runAll(const Candidate &C, const Module &M, CUfunction F,
                    const std::vector<bool> &Poison, const RunHooks &Hooks,
                    CandidateResult Res) {
   RunTimes Times{RepetitionRule{C.MinRepetitions, C.Repetitions, C.TargetCi}};
@@ -579,7 +623,7 @@ Expected<bool> CudaDevice::poisonSafe(const Candidate &C, uint32_t K,
   CandidateResult Scratch;
   RunTimes Times{RepetitionRule{0, 0, 0}};
   LaunchStatus St;
-  R3_TRY(moveInto(runLaunch(Probe, *D, M.M, F, true, RunHooks{}, Times,
+  R3_TRY(moveInto(runLaunch(Probe, *D, M, F, true, RunHooks{}, Times,
                             Scratch),
                   St));
   if (St.DeviceLost)
@@ -634,7 +678,7 @@ Expected<CandidateResult> CudaDevice::evaluate(const Candidate &C,
   }
   std::string Finding = Res.Nondeterminism;
   bool Covered = Res.NondeterminismCovered;
-  R3_TRY(moveInto(runAll(C, M.M, F, Poison, Hooks, std::move(Res)), Res));
+  R3_TRY(moveInto(runAll(C, M, F, Poison, Hooks, std::move(Res)), Res));
   Res.Nondeterminism = Finding;
   Res.NondeterminismCovered = Covered;
   return Described(std::move(Res));

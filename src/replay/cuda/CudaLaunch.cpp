@@ -112,6 +112,9 @@ Error restore(const LaunchData &L, const RegionAddresses &At, CUstream S,
       R3_TRY(check(A.cuMemsetD8Async(To + Lo, 0xff, Hi - Lo, S),
                    "cuMemsetD8Async"));
   }
+  for (const RegionAddresses::Reset &R : At.Resets)
+    R3_TRY(check(A.cuMemcpyDtoDAsync(R.To, R.From, R.Size, S),
+                 "cuMemcpyDtoDAsync"));
   return check(A.cuStreamSynchronize(S), "cuStreamSynchronize");
 }
 

@@ -57,6 +57,14 @@ private:
 /// module lacks it).
 struct RegionAddresses {
   std::vector<CUdeviceptr> Address;
+  /// A candidate module's own writable globals (none of them recorded):
+  /// each restored from its copy taken at load before every run, so that
+  /// no run sees what an earlier one left there (memoization).
+  struct Reset {
+    CUdeviceptr To = 0, From = 0;
+    size_t Size = 0;
+  };
+  std::vector<Reset> Resets;
 };
 
 /// Resolves a launch's globals by name in Module. A global the recorded
