@@ -56,10 +56,13 @@ public:
       Slots[W].Gpu = Gpus[W % Gpus.size()];
     // A GPU worker compiles several queued candidates at once (a front end
     // takes longer than most kernels' runs), and keeps as many queued plus
-    // the one running; a host worker has a core of its own and one compile.
+    // the one running: the cores a worker's share of the machine has, less
+    // one for its runner, at most 12 (a 16-core node with one GPU: 12); a
+    // host worker has a core of its own and one compile.
     if (C.Target == Backend::Cuda) {
       unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
-      Compilers = std::clamp(Cores / std::max(1u, N), 1u, 4u);
+      unsigned Share = Cores / std::max(1u, N);
+      Compilers = std::clamp(Share > 1 ? Share - 1 : 1u, 1u, 12u);
     }
     Depth = std::max(std::max(1u, O.QueueDepth), Compilers + 1);
   }
