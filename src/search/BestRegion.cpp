@@ -134,24 +134,58 @@ Region bestRegion(const Space &S,
   return Out;
 }
 
+namespace {
+
+/// The first of the fastest of Good, as bestRegion orders ties.
+const Point &bestOf(std::span<const std::pair<double, Point>> Good) {
+  size_t Best = 0;
+  for (size_t I = 1; I < Good.size(); ++I)
+    if (Good[I].first < Good[Best].first)
+      Best = I;
+  return Good[Best].second;
+}
+
+/// How many parameters P and Q differ in (a sequence counts as one).
+unsigned distance(const Point &P, const Point &Q) {
+  unsigned Moved = 0;
+  for (size_t J = 0; J < Q.Values.size(); ++J)
+    Moved += P.Values[J] != Q.Values[J];
+  return Moved;
+}
+
+} // namespace
+
 std::vector<std::pair<double, Point>>
 otherBasins(std::span<const std::pair<double, Point>> Good,
             unsigned MinDistance) {
   std::vector<std::pair<double, Point>> Out;
   if (Good.empty())
     return Out;
-  // The first of the fastest, as bestRegion orders ties.
-  size_t Best = 0;
-  for (size_t I = 1; I < Good.size(); ++I)
-    if (Good[I].first < Good[Best].first)
-      Best = I;
-  const Point &B = Good[Best].second;
-  for (const auto &E : Good) {
-    unsigned Moved = 0;
-    for (size_t J = 0; J < B.Values.size(); ++J)
-      Moved += E.second.Values[J] != B.Values[J];
-    if (Moved >= MinDistance)
+  const Point &B = bestOf(Good);
+  for (const auto &E : Good)
+    if (distance(E.second, B) >= MinDistance)
       Out.push_back(E);
+  return Out;
+}
+
+std::vector<Point> farPoints(const Space &S,
+                             std::span<const std::pair<double, Point>> Good,
+                             const Observations &Seen, unsigned MinDistance,
+                             size_t Pool, Rng &R) {
+  std::vector<Point> Out;
+  if (Good.empty())
+    return Out;
+  const Point &B = bestOf(Good);
+  std::set<Point> Chosen;
+  // Random draws: a scan of a cache's allowed points would cost more than
+  // the rest of a proposal, and draws that land near the best or on a seen
+  // point are few unless the space is nearly spent.
+  for (size_t Try = 0; Out.size() < Pool && Try < 4 * Pool; ++Try) {
+    Point P = S.random(R);
+    if (Seen.seen(P) || distance(P, B) < MinDistance || Chosen.count(P))
+      continue;
+    Chosen.insert(P);
+    Out.push_back(std::move(P));
   }
   return Out;
 }

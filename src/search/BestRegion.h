@@ -41,4 +41,14 @@ std::vector<std::pair<double, Point>>
 otherBasins(std::span<const std::pair<double, Point>> Good,
             unsigned MinDistance);
 
+/// Up to Pool unseen points of S (neither observed nor pending in Seen)
+/// that differ from the best point of Good in at least MinDistance
+/// parameters (a sequence counts as one), drawn at random with R from S
+/// (from its allowed points when given): the candidates of a settled
+/// search's look away from its basin. Empty when Good is.
+std::vector<Point> farPoints(const Space &S,
+                             std::span<const std::pair<double, Point>> Good,
+                             const Observations &Seen, unsigned MinDistance,
+                             size_t Pool, Rng &R);
+
 } // namespace r3::search

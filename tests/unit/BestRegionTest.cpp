@@ -4,7 +4,8 @@
 // others; seen, pending and disallowed points are left out. Once the best
 // point's moves are seen, the portfolio also looks at the region of the
 // other basins' best point; while its search improves, half of BO's slots
-// go to the best point's moves.
+// go to the best point's moves; once it has settled, half of the slots
+// look away from its basin.
 #include "Catch.h"
 
 #include "SearchTestSpaces.h"
@@ -370,8 +371,78 @@ TEST_CASE("a portfolio whose best point's region is spent looks at another "
   REQUIRE(BMoves.size() == 17);
   // Nothing beats A's best from here on. A quarter of the region's slots
   // go to B's region, whose moves come first; ranked among A's whole rest,
-  // they would not all be picked.
-  size_t Proposed = proposeUntil(**St, BMoves, 8 * BMoves.size());
+  // they would not all be picked. Once the search has settled, half of the
+  // slots look away from A instead (the next test), so the region has
+  // about half as many as before.
+  size_t Proposed = proposeUntil(**St, BMoves, 16 * BMoves.size());
   INFO("proposals " << Proposed << ", B's moves left " << BMoves.size());
   CHECK(BMoves.empty());
+}
+
+TEST_CASE("the far points are unseen and away from the best",
+          "[strategy][region]") {
+  Fixture F;
+  Space S = xyz();
+  Rng R(3);
+  std::vector<Point> Far = farPoints(S, F.Good, F.Seen, 2, 1000, R);
+  // Every unseen point of the 150 two or more parameters from the best
+  // (1, 2, 3): 150 less the best and its 9 + 2 + 4 moves is 134, of which
+  // (9, 2, 0) and (0, 2, 4) are seen (the other seen points are moves).
+  std::set<Point> Set(Far.begin(), Far.end());
+  CHECK(Set.size() == Far.size());
+  for (const Point &P : Far) {
+    CHECK(moved(P, pt(1, 2, 3)) >= 2);
+    CHECK_FALSE(F.Seen.seen(P));
+  }
+  CHECK(Far.size() == 134 - 2);
+  Rng R2(3);
+  CHECK(farPoints(S, F.Good, F.Seen, 2, 10, R2).size() == 10);
+  // Three parameters away: 9 * 2 * 4 points, none seen.
+  Rng R3(3);
+  std::vector<Point> Three = farPoints(S, F.Good, F.Seen, 3, 1000, R3);
+  CHECK(Three.size() == 9 * 2 * 4);
+  for (const Point &P : Three)
+    CHECK(moved(P, pt(1, 2, 3)) == 3);
+  Rng R4(3);
+  CHECK(farPoints(S, {}, F.Seen, 2, 10, R4).empty());
+}
+
+TEST_CASE("a settled portfolio looks away from its basin",
+          "[strategy][region]") {
+  // The best point (0, 0, 0, 0) and its 28 one-parameter moves, slower:
+  // every good point is in one basin, the GA breeds from it, the best
+  // point's region is spent (its moves are seen and the ten best agree on
+  // nearly everything), and nothing the search proposes from here on is
+  // faster. Once 30 evaluations go by without a new best, half of the
+  // slots look away: points three or more parameters from the best, half
+  // ranked by BO's acquisition, half plain BO's own choice.
+  Space S = fourByEight();
+  size_t Away = 0, Proposed = 0;
+  for (uint64_t Seed = 1; Seed <= 5; ++Seed) {
+    auto St = makeStrategy("portfolio", S, StrategyOptions{Seed, 0});
+    REQUIRE(St);
+    const Point A0{{{0}, {0}, {0}, {0}}};
+    std::set<Point> Seen = {A0};
+    (*St)->observe(A0, 1.0);
+    double T = 1.5;
+    for (const Point &P : unseenMoves(A0, {})) {
+      Seen.insert(P);
+      (*St)->observe(P, T += 0.01);
+    }
+    // Two more evaluations to settle, then 40 more.
+    for (int I = 0; I < 42; ++I) {
+      std::vector<Point> Ps = (*St)->propose(1);
+      REQUIRE(Ps.size() == 1);
+      REQUIRE(Seen.insert(Ps[0]).second);
+      if (I >= 2) {
+        ++Proposed;
+        Away += moved(Ps[0], A0) >= 3;
+      }
+      (*St)->observe(Ps[0], 4.0);
+    }
+  }
+  // 84 of the 200 are three or more parameters away; without the look away
+  // (a temporary edit that never settles), 13 of 200.
+  INFO("away " << Away << " of " << Proposed);
+  CHECK(Away * 100 >= Proposed * 30);
 }
