@@ -414,8 +414,8 @@ TEST_CASE("a settled portfolio looks away from its basin",
   // point's region is spent (its moves are seen and the ten best agree on
   // nearly everything), and nothing the search proposes from here on is
   // faster. Once 30 evaluations go by without a new best, half of the
-  // slots look away: points three or more parameters from the best, half
-  // ranked by BO's acquisition, half plain BO's own choice.
+  // slots look away: points three or more parameters from the best, ranked
+  // by BO's acquisition.
   Space S = fourByEight();
   size_t Away = 0, Proposed = 0;
   for (uint64_t Seed = 1; Seed <= 5; ++Seed) {
@@ -441,8 +441,8 @@ TEST_CASE("a settled portfolio looks away from its basin",
       (*St)->observe(Ps[0], 4.0);
     }
   }
-  // 84 of the 200 are three or more parameters away; without the look away
-  // (a temporary edit that never settles), 13 of 200.
+  // 113 of the 200 are three or more parameters away; without the look
+  // away (a temporary edit that never settles), 13 of 200.
   INFO("away " << Away << " of " << Proposed);
-  CHECK(Away * 100 >= Proposed * 30);
+  CHECK(Away * 100 >= Proposed * 35);
 }
