@@ -123,11 +123,12 @@
 //   the restart of Kernel Tuner's basin hopping and iterated local
 //   searches, kept inside one model: nothing observed is forgotten, and
 //   the model says which of the far points are worth a look. The pool is
-//   AwayPool points, fresh at every proposal: 1024 cost a proposal about
-//   10 ms more at 2000 observations on a GEMM cache, 256 nothing
-//   measurable. Handing half of the slots to plain BO (one length scale)
-//   as a third member did about as well on the eight caches (139 runs of
-//   160 within 1% against 137) for one more model to fit.
+//   AwayPool points, fresh at every proposal: on a GEMM cache at 2000
+//   observations 1024 cost a proposal about 10 ms more, 256 about 3 ms
+//   more in the one quiet measurement (the machine was noisy; see
+//   bench/README.md). Handing half of the slots to plain BO (one length
+//   scale) as a third member did about as well on the eight caches (139
+//   runs of 160 within 1% against 137) for one more model to fit.
 //   Chosen on eight caches (the A100, A6000, A4000 and W7800
 //   convolutions, two GEMMs, a 3060 convolution of another space and the
 //   MI250X dedispersion; seeds 1-20), checked on 23 others
