@@ -32,7 +32,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from app_runs import apps, run  # noqa: E402
 
 
 def amdahl(parts):
@@ -71,13 +73,6 @@ def predicted_trace(db, shares):
                  if n in base and n in best]
         trace.append(amdahl(parts))
     return trace, {n: base[n] / best[n] for n in base if n in best}
-
-
-def run(cmd, cwd, log):
-    t = time.time()
-    with open(log, "w") as f:
-        rc = subprocess.call(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
-    return rc, time.time() - t
 
 
 def one_app(args, name, folder, command):
@@ -143,10 +138,8 @@ def main():
     p.add_argument("apps", nargs="+", help="NAME=DIR::COMMAND")
     args = p.parse_args()
     rows = []
-    for spec in args.apps:
-        name, rest = spec.split("=", 1)
-        folder, command = rest.split("::", 1)
-        r = one_app(args, name, os.path.abspath(folder), command.split())
+    for name, folder, command in apps(args.apps):
+        r = one_app(args, name, folder, command)
         rows.append(r)
         print(json.dumps(r), file=sys.stderr)
     json.dump(rows, open(os.path.join(args.out, "app-tune.json"), "w"),

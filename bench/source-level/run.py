@@ -33,14 +33,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 
-
-def run(cmd, cwd, log):
-    t = time.time()
-    with open(log, "w") as f:
-        rc = subprocess.call(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
-    return rc, time.time() - t
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from app_runs import apps, run  # noqa: E402
 
 
 def arm_campaign(text, capture, arm, budget):
@@ -151,10 +146,8 @@ def main():
     p.add_argument("apps", nargs="+", help="NAME=DIR::COMMAND")
     args = p.parse_args()
     rows, gains = [], []
-    for spec in args.apps:
-        name, rest = spec.split("=", 1)
-        folder, command = rest.split("::", 1)
-        r = one_app(args, name, os.path.abspath(folder), command.split())
+    for name, folder, command in apps(args.apps):
+        r = one_app(args, name, folder, command)
         rows.append(r)
         print(json.dumps(r), file=sys.stderr)
     json.dump(rows, open(os.path.join(args.out, "source-level.json"), "w"),
