@@ -40,6 +40,8 @@
 // find the bug: region, element index, type, both values and the error.
 #include "replay/Verify.h"
 
+#include "replay/VerifyScan.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cinttypes>
@@ -80,58 +82,57 @@ template <> struct Traits<double> {
   static constexpr const char *Name = "f64";
 };
 
-/// Bits mapped to integers that order like the floats they encode.
-template <typename F> __int128 ordered(F V) {
-  typename Traits<F>::Bits B;
-  std::memcpy(&B, &V, sizeof(B));
-  using Bits = typename Traits<F>::Bits;
-  constexpr Bits Sign = Bits(1) << (sizeof(Bits) * 8 - 1);
-  if (B & Sign)
-    return -static_cast<__int128>(B & ~Sign);
-  return static_cast<__int128>(B);
-}
-
-/// Why Got is not close enough to Expected, or empty if it is.
+/// Why Got is not close enough to Expected, or empty if it is: the verdict
+/// is VerifyScan.h's (the GPU's kernel decides with the same functions),
+/// the words are for the message.
 template <typename F>
 std::string elementError(F Expected, F Got, const VerifySettings &S) {
-  if (std::memcmp(&Expected, &Got, sizeof(F)) == 0)
+  using Bits = typename Traits<F>::Bits;
+  Bits E, G;
+  std::memcpy(&E, &Expected, sizeof(F));
+  std::memcpy(&G, &Got, sizeof(F));
+  uint32_t Rule = static_cast<uint32_t>(S.Tolerance);
+  bool Close = sizeof(F) == 4 ? scan::close32(E, G, Rule, S.Value)
+                              : scan::close64(E, G, Rule, S.Value);
+  if (Close)
     return {};
   if (S.Tolerance == ToleranceKind::Exact)
     return "not bitwise equal";
-  if (std::isnan(Expected) && std::isnan(Got))
-    return {};
   if (std::isnan(Got))
     return "a nan where a number was recorded";
   if (std::isnan(Expected))
     return "a number where a nan was recorded";
-  if (Expected == Got)
-    return {};
   double Diff = std::fabs(static_cast<double>(Got) - Expected);
   switch (S.Tolerance) {
   case ToleranceKind::Abs:
-    if (Diff <= S.Value)
-      return {};
     return "abs error " + number(Diff) + " > " + number(S.Value);
-  case ToleranceKind::Rel: {
-    double Rel = Diff / std::fabs(static_cast<double>(Expected));
-    if (Diff <= S.Value * std::fabs(static_cast<double>(Expected)))
-      return {};
-    return "rel error " + number(Rel) + " > " + number(S.Value);
-  }
-  case ToleranceKind::Ulp: {
-    __int128 D = ordered(Got) - ordered(Expected);
-    if (D < 0)
-      D = -D;
-    if (static_cast<long double>(D) <= S.Value)
-      return {};
-    return (D > UINT64_MAX ? std::string("huge")
-                           : std::to_string(static_cast<uint64_t>(D))) +
+  case ToleranceKind::Rel:
+    return "rel error " + number(Diff / std::fabs(static_cast<double>(Expected))) +
+           " > " + number(S.Value);
+  case ToleranceKind::Ulp:
+    return std::to_string(scan::ulpsApart(E, G, Bits(1) << (sizeof(Bits) * 8 - 1))) +
            " ulp > " + number(S.Value);
-  }
   case ToleranceKind::Exact:
     break;
   }
   return "not bitwise equal";
+}
+
+const char *unchangedNote(RegionRole Role) {
+  return Role == RegionRole::Unchanged
+             ? " (the original left this region unchanged)"
+             : "";
+}
+
+std::string byteText(uint64_t I, uint8_t E, uint8_t G, RegionRole Role) {
+  return "byte " + std::to_string(I) + ": expected " + hexByte(E) + ", got " +
+         hexByte(G) + unchangedNote(Role);
+}
+
+template <typename F>
+std::string elementText(uint64_t I, F E, F G, const std::string &Why) {
+  return "element " + std::to_string(I) + " (" + Traits<F>::Name +
+         "): expected " + number(E) + ", got " + number(G) + " (" + Why + ")";
 }
 } // namespace
 
@@ -161,6 +162,10 @@ std::string VerifyReport::message() const {
 
 void Verifier::describe(const std::string &Where, const std::string &What) {
   ++Report.Mismatches;
+  note(Where, What);
+}
+
+void Verifier::note(const std::string &Where, const std::string &What) {
   if (Report.First.size() < MaxDescribed) {
     Report.First.push_back(Where + ": " + What);
     Report.Where.push_back(Where);
@@ -168,14 +173,9 @@ void Verifier::describe(const std::string &Where, const std::string &What) {
 }
 
 void Verifier::checkBytes(const RegionCheck &R, size_t From) {
-  const char *Note = R.Role == RegionRole::Unchanged
-                         ? " (the original left this region unchanged)"
-                         : "";
   for (size_t I = From; I < R.Expected.size(); ++I)
     if (R.Expected[I] != R.Actual[I])
-      describe(R.Label, "byte " + std::to_string(I) + ": expected " +
-                            hexByte(R.Expected[I]) + ", got " +
-                            hexByte(R.Actual[I]) + Note);
+      describe(R.Label, byteText(I, R.Expected[I], R.Actual[I], R.Role));
 }
 
 template <typename F> void Verifier::checkElements(const RegionCheck &R) {
@@ -186,11 +186,38 @@ template <typename F> void Verifier::checkElements(const RegionCheck &R) {
     std::memcpy(&G, R.Actual.data() + I * sizeof(F), sizeof(F));
     std::string Why = elementError(E, G, Settings);
     if (!Why.empty())
-      describe(R.Label, "element " + std::to_string(I) + " (" +
-                            Traits<F>::Name + "): expected " + number(E) +
-                            ", got " + number(G) + " (" + Why + ")");
+      describe(R.Label, elementText(I, E, G, Why));
   }
   checkBytes(R, N * sizeof(F));
+}
+
+void Verifier::countRegion(uint64_t Mismatches) {
+  Report.Mismatches += Mismatches;
+  if (Mismatches)
+    ++Report.RegionsWrong;
+}
+
+bool Verifier::describing() const {
+  return Report.First.size() < MaxDescribed;
+}
+
+void Verifier::describeUnit(const std::string &Label, RegionRole Role,
+                            uint32_t Unit, uint64_t Index,
+                            std::span<const uint8_t> Expected,
+                            std::span<const uint8_t> Actual) {
+  if (Unit == scan::F32 && Expected.size() == 4 && Actual.size() == 4) {
+    float E, G;
+    std::memcpy(&E, Expected.data(), 4);
+    std::memcpy(&G, Actual.data(), 4);
+    note(Label, elementText(Index, E, G, elementError(E, G, Settings)));
+  } else if (Unit == scan::F64 && Expected.size() == 8 && Actual.size() == 8) {
+    double E, G;
+    std::memcpy(&E, Expected.data(), 8);
+    std::memcpy(&G, Actual.data(), 8);
+    note(Label, elementText(Index, E, G, elementError(E, G, Settings)));
+  } else if (!Expected.empty() && !Actual.empty()) {
+    note(Label, byteText(Index, Expected[0], Actual[0], Role));
+  }
 }
 
 void Verifier::checkRegion(const RegionCheck &R) {

@@ -60,10 +60,23 @@ public:
                    uint64_t Actual);
   const VerifyReport &report() const { return Report; }
 
+  /// A region checked elsewhere (on the GPU, DeviceVerify.h): counts its
+  /// Mismatches, which describeUnit then describes, the lowest first.
+  void countRegion(uint64_t Mismatches);
+  /// Whether another description would still be kept.
+  bool describing() const;
+  /// Describes one failing unit (VerifyScan.h's Unit: a byte, an f32 or an
+  /// f64 element) as checkRegion would, without counting it again.
+  void describeUnit(const std::string &Label, RegionRole Role, uint32_t Unit,
+                    uint64_t Index, std::span<const uint8_t> Expected,
+                    std::span<const uint8_t> Actual);
+
 private:
   void checkBytes(const RegionCheck &R, size_t From);
   template <typename F> void checkElements(const RegionCheck &R);
+  /// Counts a mismatch and describes it while there is room.
   void describe(const std::string &Where, const std::string &What);
+  void note(const std::string &Where, const std::string &What);
 
   VerifySettings Settings;
   VerifyReport Report;
