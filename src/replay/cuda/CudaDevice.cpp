@@ -27,6 +27,7 @@
 #include "capture/KernelLookup.h"
 #include "replay/cuda/CudaApi.h"
 #include "replay/cuda/CudaLaunch.h"
+#include "replay/cuda/CudaScans.h"
 #include "replay/cuda/DeviceSpace.h"
 #include "replay/cuda/KernelTimer.h"
 #include "replay/Determinism.h"
@@ -130,6 +131,9 @@ private:
   std::string Name;
   std::unique_ptr<KernelTimer> Timer; ///< none: events only
   std::string NoTimer;                ///< why there is no CUPTI timer
+  /// The verification kernel; none: regions are compared on the host.
+  std::unique_ptr<CudaScans> Scans;
+  std::string NoScans; ///< why the verification kernel did not load
   CUdevice Dev = 0;
   CUcontext Ctx = nullptr;
   CUstream Stream = nullptr;
@@ -173,6 +177,17 @@ Error CudaDevice::open() {
                    &Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Dev),
                "cuDeviceGetAttribute"));
   Multiprocessors = static_cast<uint32_t>(Sms);
+  // R3_REPLAY_VERIFY=host compares on the host, as before the GPU did it
+  // (to measure one against the other); a kernel that does not load falls
+  // back to it too.
+  const char *Where = std::getenv("R3_REPLAY_VERIFY");
+  if (!Where || std::string(Where) != "host") {
+    auto S = CudaScans::open(Stream, Multiprocessors);
+    if (S)
+      Scans = std::move(*S);
+    else
+      NoScans = S.takeError().message();
+  }
   char Buf[256] = {};
   if (A->cuDeviceGetName(Buf, sizeof Buf - 1, Dev) == CUDA_SUCCESS)
     Name = Buf;
@@ -223,7 +238,7 @@ Expected<LaunchData *> CudaDevice::launch(uint32_t L) {
   auto It = Launches.find(L);
   if (It == Launches.end()) {
     std::unique_ptr<LaunchData> D;
-    R3_TRY(moveInto(LaunchData::load(*Reader, L, *Space), D));
+    R3_TRY(moveInto(LaunchData::load(*Reader, L, *Space, Scans != nullptr), D));
     It = Launches.emplace(L, std::move(D)).first;
   }
   return It->second.get();
@@ -379,13 +394,13 @@ Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
   if (Hooks.Tick)
     Hooks.Tick();
   auto T = Clock::now();
-  R3_TRY(restore(L, At, Stream, Poison));
+  R3_TRY(restore(L, At, Stream, Poison, true));
   Res.RestoreMs += msSince(T);
   St = launchOnce(L, Shape, Stream, Start, Stop);
   if (St.Failure != FailureKind::None)
     return St;
   VerifyReport V;
-  R3_TRY(moveInto(verifyLaunch(L, At, C.Verify), V));
+  R3_TRY(moveInto(verifyLaunch(L, At, C.Verify, Scans.get()), V));
   if (!V.passed())
     return LaunchStatus{FailureKind::WrongResult,
                         "launch " + std::to_string(L.info().Ordinal) + ": " +
@@ -397,10 +412,10 @@ Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
 /// The check of run Index after the verification run: a wrong result when
 /// its outputs differ from the recording.
 Expected<LaunchStatus> checkLaterRun(const Candidate &C, const LaunchData &L,
-                                     const RegionAddresses &At,
-                                     uint32_t Index) {
+                                     const RegionAddresses &At, uint32_t Index,
+                                     ScanDevice *Scans) {
   VerifyReport V;
-  R3_TRY(moveInto(verifyLaunch(L, At, C.Verify), V));
+  R3_TRY(moveInto(verifyLaunch(L, At, C.Verify, Scans), V));
   if (V.passed())
     return LaunchStatus{};
   return LaunchStatus{
@@ -460,7 +475,9 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
     if (Hooks.Tick)
       Hooks.Tick();
     auto T = Clock::now();
-    R3_TRY(restore(L, At, Stream, Poison));
+    // Verified on the GPU, a run restores only what the recorded launch
+    // wrote: the checks compare every other region to its recording.
+    R3_TRY(restore(L, At, Stream, Poison, Scans == nullptr));
     Res.RestoreMs += msSince(T);
     if (C.FlushL2)
       R3_TRY(flushL2());
@@ -473,12 +490,12 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
       Events.push_back(St.Ns);
     Runs = I + 1;
     if (I == Sample)
-      R3_TRY(moveInto(checkLaterRun(C, L, At, I), St));
+      R3_TRY(moveInto(checkLaterRun(C, L, At, I, Scans.get()), St));
     if (St.Failure != FailureKind::None)
       return St;
   }
   if (Runs && Runs - 1 != Sample)
-    R3_TRY(moveInto(checkLaterRun(C, L, At, Runs - 1), St));
+    R3_TRY(moveInto(checkLaterRun(C, L, At, Runs - 1, Scans.get()), St));
   if (St.Failure != FailureKind::None)
     return St;
   R3_TRY(KernelTimes());
@@ -504,7 +521,7 @@ Expected<LaunchStatus> CudaDevice::spreadOf(const Candidate &C, LaunchData &L,
   std::map<uint32_t, RegionSpread> Spread;
   std::vector<uint8_t> Got;
   for (uint32_t Run = 0; Run < C.DeterminismRuns; ++Run) {
-    R3_TRY(restore(L, At, Stream, false));
+    R3_TRY(restore(L, At, Stream, false, true));
     St = launchOnce(L, Shape, Stream, Start, Stop);
     if (St.Failure != FailureKind::None)
       return St;
@@ -521,7 +538,7 @@ Expected<LaunchStatus> CudaDevice::spreadOf(const Candidate &C, LaunchData &L,
       R.add(L.post(I), Got);
     }
     VerifyReport V;
-    R3_TRY(moveInto(verifyLaunch(L, At, C.Verify), V));
+    R3_TRY(moveInto(verifyLaunch(L, At, C.Verify, Scans.get()), V));
     Covered &= V.passed();
   }
   for (auto &[I, R] : Spread)
@@ -591,6 +608,9 @@ CudaDevice::runAll(const Candidate &C, const Module &M, CUfunction F,
   Res.Timer = Times.AllCupti && Timer ? "cupti" : "events";
   if (!Timer && !NoTimer.empty())
     Res.Message = "timed with events: " + NoTimer;
+  if (!Scans && !NoScans.empty())
+    Res.Message += (Res.Message.empty() ? "" : "; ") +
+                   std::string("verified on the host: ") + NoScans;
   Res.Verified = true;
   return Res;
 }

@@ -2,6 +2,8 @@
 // Verify.cpp's rules: regions the recorded launch changed are compared with
 // the post-state, all others must be left exactly as they were; outputs are
 // poisoned over the span of bytes that changed, as the host backend does.
+// The comparisons run on the GPU (DeviceVerify.h) against device copies of
+// the expected bytes; a region without one is read back and compared here.
 #include "replay/cuda/CudaLaunch.h"
 
 #include "replay/cuda/CudaApi.h"
@@ -26,7 +28,7 @@ std::pair<uint64_t, uint64_t> changedSpan(const std::vector<uint8_t> &Pre,
 
 Expected<std::unique_ptr<LaunchData>>
 LaunchData::load(const CaptureReader &R, uint32_t Launch,
-                 const DeviceSpace &Space) {
+                 const DeviceSpace &Space, bool Expected) {
   std::unique_ptr<LaunchData> L(new LaunchData);
   L->Index = Launch;
   L->Info = R.launches()[Launch];
@@ -47,7 +49,7 @@ LaunchData::load(const CaptureReader &R, uint32_t Launch,
     }
     L->Changed.push_back(changedSpan(L->Pre.back(), L->Post.back()));
     CUdeviceptr P = 0;
-    if (Reg.Kind != RegionKind::Global && Reg.Size > 0) {
+    if (Reg.Size > 0) {
       R3_TRY(check(A.cuMemAlloc(&P, Reg.Size), "cuMemAlloc"));
       L->Pristine.push_back(P);
       R3_TRY(check(A.cuMemcpyHtoD(P, L->Pre.back().data(), Reg.Size),
@@ -55,12 +57,27 @@ LaunchData::load(const CaptureReader &R, uint32_t Launch,
     } else {
       L->Pristine.push_back(0);
     }
+    CUdeviceptr E = 0;
+    if (Expected && Reg.Changed && L->Post.back().size() == Reg.Size &&
+        Reg.Size > 0) {
+      // No room is no error: this region is then compared on the host.
+      if (A.cuMemAlloc(&E, Reg.Size) != CUDA_SUCCESS)
+        E = 0;
+      else if (CUresult Rc = A.cuMemcpyHtoD(E, L->Post.back().data(), Reg.Size)) {
+        A.cuMemFree(E);
+        return check(Rc, "cuMemcpyHtoD");
+      }
+    }
+    L->ExpectedCopy.push_back(E);
   }
   return L;
 }
 
 LaunchData::~LaunchData() {
   for (CUdeviceptr P : Pristine)
+    if (P)
+      api().cuMemFree(P);
+  for (CUdeviceptr P : ExpectedCopy)
     if (P)
       api().cuMemFree(P);
 }
@@ -91,19 +108,16 @@ Expected<RegionAddresses> bindRegions(const LaunchData &L, CUmodule Module,
 }
 
 Error restore(const LaunchData &L, const RegionAddresses &At, CUstream S,
-              bool Poison) {
+              bool Poison, bool All) {
   const Api &A = api();
   const auto &Regions = L.info().Regions;
   for (uint32_t I = 0; I < Regions.size(); ++I) {
     CUdeviceptr To = At.Address[I];
     uint64_t Size = Regions[I].Size;
-    if (!To || !Size)
+    if (!To || !Size || !L.pristine(I) || (!All && !Regions[I].Changed))
       continue;
-    if (L.pristine(I))
-      R3_TRY(check(A.cuMemcpyDtoDAsync(To, L.pristine(I), Size, S),
-                   "cuMemcpyDtoDAsync"));
-    else
-      R3_TRY(check(A.cuMemcpyHtoD(To, L.pre(I).data(), Size), "cuMemcpyHtoD"));
+    R3_TRY(check(A.cuMemcpyDtoDAsync(To, L.pristine(I), Size, S),
+                 "cuMemcpyDtoDAsync"));
     auto [Lo, Hi] = L.changed(I);
     // Globals are never poisoned: kernels accumulate into __device__
     // counters (read-modify-write), which poisoning would turn into a wrong
@@ -120,9 +134,25 @@ Error restore(const LaunchData &L, const RegionAddresses &At, CUstream S,
 
 Expected<VerifyReport> verifyLaunch(const LaunchData &L,
                                     const RegionAddresses &At,
-                                    const VerifySettings &Settings) {
-  Verifier V(Settings);
+                                    const VerifySettings &Settings,
+                                    ScanDevice *Scans) {
   const auto &Regions = L.info().Regions;
+  if (Scans) {
+    std::vector<ScanRegion> Checks;
+    for (uint32_t I = 0; I < Regions.size(); ++I) {
+      const RegionInfo &Reg = Regions[I];
+      if (!At.Address[I] || !Reg.Size)
+        continue;
+      bool Out = Reg.Changed && L.post(I).size() == Reg.Size;
+      Checks.push_back({regionLabel(Reg, I),
+                        Out ? RegionRole::Output : RegionRole::Unchanged,
+                        Out ? L.post(I) : L.pre(I),
+                        Out ? L.expected(I) : L.pristine(I), At.Address[I],
+                        Reg.Size});
+    }
+    return verifyOnDevice(Checks, Settings, *Scans);
+  }
+  Verifier V(Settings);
   std::vector<uint8_t> Actual;
   for (uint32_t I = 0; I < Regions.size(); ++I) {
     const RegionInfo &Reg = Regions[I];

@@ -1,11 +1,14 @@
 // One recorded launch on the GPU: its recorded bytes (on the host, for
-// verification), a pristine device copy of its inputs restored before every
-// run, the ranges poisoned before a verification run, and the steps of a run
-// (restore, poison, launch, time, check) that the CUDA device composes.
+// messages and where the GPU lacks room), device copies of its pre-state
+// (restored before every run) and of its outputs' post-state (the expected
+// values, compared on the GPU), the ranges poisoned before a run, and the
+// steps of a run (restore, poison, launch, time, check) that the CUDA device
+// composes.
 #pragma once
 
 #include "capture/CaptureReader.h"
 #include "replay/Candidate.h"
+#include "replay/DeviceVerify.h"
 #include "replay/Verify.h"
 #include "replay/cuda/DeviceSpace.h"
 
@@ -22,8 +25,11 @@ class LaunchData {
 public:
   /// Reads launch Launch, relocated into Space (DeviceSpace.h): pointers in
   /// its parameters and recorded bytes rewritten to where the regions live.
+  /// With Expected, the post-state of every region the launch changed is
+  /// copied to the GPU too, where there is room (expected(I)).
   static Expected<std::unique_ptr<LaunchData>>
-  load(const CaptureReader &R, uint32_t Launch, const DeviceSpace &Space);
+  load(const CaptureReader &R, uint32_t Launch, const DeviceSpace &Space,
+       bool Expected);
   ~LaunchData();
   LaunchData(const LaunchData &) = delete;
   LaunchData &operator=(const LaunchData &) = delete;
@@ -35,8 +41,11 @@ public:
   uint32_t index() const { return Index; }
   const std::vector<uint8_t> &pre(size_t I) const { return Pre[I]; }
   const std::vector<uint8_t> &post(size_t I) const { return Post[I]; }
-  /// The device copy of region I's pre-state; 0 for globals.
+  /// The device copy of region I's pre-state; 0 for an empty region.
   CUdeviceptr pristine(size_t I) const { return Pristine[I]; }
+  /// The device copy of region I's post-state when the launch changed it;
+  /// 0 for other regions, and where the GPU had no room for it.
+  CUdeviceptr expected(size_t I) const { return ExpectedCopy[I]; }
   /// [first, last + 1) of the bytes the recorded launch changed in region I;
   /// empty when it changed none.
   std::pair<uint64_t, uint64_t> changed(size_t I) const { return Changed[I]; }
@@ -46,7 +55,7 @@ private:
   uint32_t Index = 0;
   LaunchInfo Info;
   std::vector<std::vector<uint8_t>> Pre, Post;
-  std::vector<CUdeviceptr> Pristine;
+  std::vector<CUdeviceptr> Pristine, ExpectedCopy;
   std::vector<std::pair<uint64_t, uint64_t>> Changed;
   std::vector<uint64_t> Address;
   uint64_t Relocated = 0;
@@ -72,16 +81,22 @@ struct RegionAddresses {
 Expected<RegionAddresses> bindRegions(const LaunchData &L, CUmodule Module,
                                       std::string &Why);
 
-/// Restores every input of L (device-to-device from the pristine copies,
-/// globals from the host) and, when Poison, fills each output's changed span
-/// with 0xff. Untimed; waits for the copies.
+/// Restores the regions of L from their pristine copies (device to device)
+/// and, when Poison, fills each output's changed span with 0xff. All: every
+/// region; else only those the recorded launch changed, which a run
+/// rewrites: the others a correct run leaves alone, and the checks of the
+/// runs (verifyLaunch compares every region) catch one that does not. The
+/// candidate module's own globals are reset either way. Untimed; waits.
 Error restore(const LaunchData &L, const RegionAddresses &At, CUstream S,
-              bool Poison);
+              bool Poison, bool All);
 
-/// Checks every region after a verification run against the recording.
+/// Checks every region after a run against the recording: on the GPU
+/// through Scans (DeviceVerify.h) where the expected bytes are there, else
+/// on copies read back (Scans null: all of them).
 Expected<VerifyReport> verifyLaunch(const LaunchData &L,
                                     const RegionAddresses &At,
-                                    const VerifySettings &Settings);
+                                    const VerifySettings &Settings,
+                                    ScanDevice *Scans);
 
 /// How a launch attempt ended.
 struct LaunchStatus {

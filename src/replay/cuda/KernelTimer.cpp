@@ -2,13 +2,17 @@
 // CUPTI fills are handed back through bufferCompleted, on CUPTI's thread or
 // inside a flush; the kernels' (start, end) pairs gather under a lock and
 // durations() sorts them by start, which is launch order since the server runs
-// one launch at a time.
+// one launch at a time. The verification kernel's records are left out: it
+// runs between a candidate's runs, and its time is not theirs.
 #include "replay/cuda/KernelTimer.h"
+
+#include "replay/cuda/CudaScans.h"
 
 #include <cupti.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <mutex>
 
@@ -46,7 +50,8 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t *Buffer, size_t,
           Record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         auto *K = reinterpret_cast<CUpti_ActivityKernel10 *>(Record);
         uint64_t Start = K->start, End = K->end; // packed fields
-        Spans.push_back({Start, End});
+        if (!K->name || std::strcmp(K->name, ScanKernelName) != 0)
+          Spans.push_back({Start, End});
       }
   }
   std::free(Buffer);
