@@ -96,6 +96,10 @@ Error planOptions(const ParsedArgs &A, RecordPlan &P) {
     return Selector.takeError();
   if (auto M = A.value("--max-bytes"))
     R3_TRY(moveInto(parseMaxBytes(*M), P.Env.MaxSnapshotBytes));
+  std::string Memory;
+  R3_TRY(moveInto(choiceValue(A, "--memory", {"reachable", "all"}, "reachable"),
+                  Memory));
+  P.Env.AllMemory = Memory == "all";
   P.Env.Mode = A.has("--list") ? RecordMode::List : RecordMode::Record;
   auto Out = A.value("--output");
   if (P.Env.Mode == RecordMode::List && Out)
@@ -378,6 +382,10 @@ CommandSpec recordCommand() {
         "which backend to record with"},
        {"--max-bytes", "", Arity::Value, "SIZE",
         "cap on the bytes one launch may snapshot (default 4G)"},
+       {"--memory", "", Arity::Value, "reachable|all",
+        "CUDA: what a launch records: the allocations its pointers reach "
+        "(parameters, globals, pointers stored in what they reach; the "
+        "default) or every live allocation"},
        {"--output", "-o", Arity::Value, "OUT.h5", "the capture file to write"}},
       true,
       runRecord};

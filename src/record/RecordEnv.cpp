@@ -119,6 +119,7 @@ encodeRecordEnv(const RecordEnv &E) {
       {recordenv::Launches, std::to_string(R.First) + ":" + bound(R.Last) +
                                 ":" + bound(R.MaxLaunches)},
       {recordenv::MaxBytes, std::to_string(E.MaxSnapshotBytes)},
+      {recordenv::Memory, E.AllMemory ? "all" : "reachable"},
   };
   if (E.RingFd >= 0)
     Out.emplace_back(recordenv::Ring, std::to_string(E.RingFd) + ":" +
@@ -149,6 +150,12 @@ Expected<std::optional<RecordEnv>> decodeRecordEnv(const RawEnvLookup &Env) {
     R3_TRY(moveInto(number(recordenv::MaxBytes, B), E.MaxSnapshotBytes));
   if (const char *Ring = Env(recordenv::Ring))
     R3_TRY(decodeRing(Ring, E));
+  if (const char *M = Env(recordenv::Memory)) {
+    std::string_view V = M;
+    if (V != "all" && V != "reachable")
+      return malformed(recordenv::Memory, M, "'reachable' or 'all'");
+    E.AllMemory = V == "all";
+  }
   return std::optional<RecordEnv>(std::move(E));
 }
 

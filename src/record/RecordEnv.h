@@ -35,6 +35,9 @@ struct RecordEnv {
   std::vector<std::string> Patterns;
   LaunchRange Range;
   uint64_t MaxSnapshotBytes = DefaultMaxSnapshotBytes;
+  /// CUDA: record every live allocation a launch's context holds, not only
+  /// those its pointers reach (record/Reachable.h).
+  bool AllMemory = false;
   /// The bulk ring (record/Ring.h), inherited: -1 when there is none (the
   /// host backend's runtime sends its bytes through the stream).
   int RingFd = -1;
@@ -50,9 +53,10 @@ inline constexpr const char *Kernels = "R3_RECORD_KERNELS";    ///< see encode
 inline constexpr const char *Launches = "R3_RECORD_LAUNCHES";  ///< F:L:M
 inline constexpr const char *MaxBytes = "R3_RECORD_MAX_BYTES"; ///< decimal
 inline constexpr const char *Ring = "R3_RECORD_RING"; ///< FD:SLOTS:SLOTBYTES
+inline constexpr const char *Memory = "R3_RECORD_MEMORY"; ///< reachable|all
 /// Every variable above, for the recorded side to remove.
-inline constexpr const char *All[] = {Fd,       Mode,     Kernels,
-                                      Launches, MaxBytes, Ring};
+inline constexpr const char *All[] = {Fd,       Mode, Kernels, Launches,
+                                      MaxBytes, Ring, Memory};
 } // namespace recordenv
 
 /// The contract as NAME/value pairs for the application's environment.

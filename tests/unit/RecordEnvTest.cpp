@@ -38,7 +38,9 @@ TEST_CASE("record env round-trips every field", "[recordenv]") {
   E.RingFd = 11;
   E.RingSlots = 8;
   E.RingSlotBytes = 4194304;
+  E.AllMemory = true;
   EnvMap M = asMap(E);
+  CHECK(M.at(recordenv::Memory) == "all");
   CHECK(M.at(recordenv::Ring) == "11:8:4194304");
   CHECK(M.at(recordenv::Launches) == "3:9:-");
   auto D = decodeRecordEnv(lookupIn(M));
@@ -55,6 +57,7 @@ TEST_CASE("record env round-trips every field", "[recordenv]") {
   CHECK(G.RingFd == 11);
   CHECK(G.RingSlots == 8);
   CHECK(G.RingSlotBytes == 4194304);
+  CHECK(G.AllMemory);
 }
 
 TEST_CASE("record env is absent outside r3 record", "[recordenv]") {
@@ -75,6 +78,8 @@ TEST_CASE("record env defaults: record mode, first launch, 4 GiB cap",
   CHECK((*D)->Range.MaxLaunches == std::optional<uint64_t>(1));
   CHECK((*D)->MaxSnapshotBytes == DefaultMaxSnapshotBytes);
   CHECK((*D)->RingFd == -1); // no ring: bytes go through the stream
+  CHECK_FALSE((*D)->AllMemory); // what the launch's pointers reach
+  CHECK(asMap(RecordEnv()).at(recordenv::Memory) == "reachable");
   CHECK_FALSE(asMap(RecordEnv()).count(recordenv::Ring));
 }
 
@@ -101,4 +106,7 @@ TEST_CASE("malformed record env values name the variable", "[recordenv]") {
         "FD:SLOTS:SLOTBYTES (set by r3 record; do not set it by hand)");
   CHECK(errorFor({{recordenv::Ring, "3:x:4096"}}).find("R3_RECORD_RING") !=
         std::string::npos);
+  CHECK(errorFor({{recordenv::Memory, "some"}}) ==
+        "environment variable R3_RECORD_MEMORY='some': expected 'reachable' "
+        "or 'all' (set by r3 record; do not set it by hand)");
 }

@@ -3,9 +3,11 @@
 // registered for its duration. A launch the selection picks is recorded:
 //   on API enter: the kernel's module image and description are sent once;
 //     then the Launch frame (grid, block, shared bytes, parameter buffer); the
-//     context is synchronized and every live allocation the launch's context
-//     can reach and the module's globals are copied and sent as pre-state
-//     (Snapshot.h);
+//     context is synchronized and the allocations the launch's pointers reach
+//     (its parameters, its module's globals and, transitively, pointers
+//     stored in what they reach: record/Reachable.h; with --memory all, every
+//     live allocation its context can reach) and the module's globals are
+//     copied and sent as pre-state (Snapshot.h);
 //   on API exit (same thread): the launch's own result is checked, the context
 //     synchronized again, and the regions that changed are sent as post-state.
 // The state lock is held throughout each of the two halves, so launches of
@@ -19,6 +21,7 @@
 #include "record/cuda/Injector.h"
 
 #include "record/Messages.h"
+#include "record/Reachable.h"
 #include "record/cuda/Driver.h"
 #include "support/Demangle.h"
 #include "support/StringUtil.h"
@@ -122,12 +125,37 @@ regions(const KernelState &K, const std::vector<DeviceAllocation> &Reached) {
   }
   uint64_t Cap = State->Env.MaxSnapshotBytes;
   if (Total > Cap)
-    return makeError("the device memory live at the recorded launch of '",
+    return makeError("the device memory the recorded launch of '",
                      K.Name, "' is more than the snapshot cap: ", Out.size(),
                      " regions of ", formatBytes(Total), " (", Total,
                      " bytes), cap ", formatBytes(Cap), " (", Cap,
                      " bytes; raise it with --max-bytes); the capture was "
                      "refused");
+  return Out;
+}
+
+/// Of the allocations the context holds, those the launch's pointers reach:
+/// from its parameters and its module's globals, through pointers stored in
+/// what they reach (record/Reachable.h). The context is idle.
+Expected<std::vector<DeviceAllocation>>
+throughPointers(const KernelState &K, const LaunchMsg &Launch,
+                std::vector<DeviceAllocation> Held) {
+  std::vector<Extent> All, Globals;
+  for (const DeviceAllocation &A : Held)
+    All.push_back({A.Base, A.Size});
+  for (const GlobalInfo &G : K.Globals)
+    Globals.push_back({G.Address, G.Size});
+  ReadMemory Read = [](uint64_t At, std::span<uint8_t> To) {
+    return copyToHost(To.data(), At, To.size());
+  };
+  std::vector<bool> Reached;
+  R3_TRY(moveInto(reachableAllocations(All, {Launch.Info.Params}, Globals,
+                                       Read),
+                  Reached));
+  std::vector<DeviceAllocation> Out;
+  for (size_t I = 0; I < Held.size(); ++I)
+    if (Reached[I])
+      Out.push_back(Held[I]);
   return Out;
 }
 
@@ -193,6 +221,8 @@ Error beginRecording(KernelState &K, const LaunchCall &C, uint64_t Ordinal,
   R3_TRY(synchronize());
   std::vector<DeviceAllocation> Reached =
       State->Memory.reachableFrom(Ctx, Device);
+  if (!State->Env.AllMemory)
+    R3_TRY(moveInto(throughPointers(K, Launch, std::move(Reached)), Reached));
   std::vector<RegionInfo> Infos;
   R3_TRY(moveInto(regions(K, Reached), Infos));
   R3_TRY(warnManaged(K, Ordinal, Reached));
