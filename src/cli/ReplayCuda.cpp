@@ -270,6 +270,7 @@ Expected<CandidateResult> CudaReplay::evaluate(const std::string *Source,
   Extra["compile_ms"] = Res.CompileMs;
   Extra["load_ms"] = Res.LoadMs;
   Extra["restore_ms"] = Res.RestoreMs;
+  Extra["verify_ms"] = Res.VerifyMs;
   if (P.Source && Res.Pipeline.empty())
     Res.Pipeline = Cand.Pipeline;
   return Res;

@@ -87,7 +87,8 @@ std::string evaluationColumns(int Version) {
   return std::string(EvaluationColumns) +
          (Version >= 3 ? ", e.timer, e.event_times_ms, e.busy_ms"
                        : ", '', '[]', 0") +
-         (Version >= 5 ? ", e.load_ms, e.restore_ms" : ", 0, 0");
+         (Version >= 5 ? ", e.load_ms, e.restore_ms" : ", 0, 0") +
+         (Version >= 6 ? ", e.verify_ms" : ", 0");
 }
 
 /// times_ms: a JSON array of milliseconds, from nanoseconds and back.
@@ -150,6 +151,7 @@ Error readEvaluation(const Statement &S, EvaluationRow &R, int At) {
   R.Result.BusyMs = S.real(At + 25);
   R.Result.LoadMs = S.real(At + 26);
   R.Result.RestoreMs = S.real(At + 27);
+  R.Result.VerifyMs = S.real(At + 28);
   return Error::success();
 }
 
@@ -587,8 +589,9 @@ Expected<int64_t> History::addEvaluation(const EvaluationRow &E) {
       "times_ms, repetitions, compile_ms, registers, spills, shared_bytes, "
       "pipeline, codegen_opt, poisoned, sandbox, median_ms, ci_lo_ms, "
       "ci_hi_ms, min_ms, eval_ms, worker, device, started, finished, timer, "
-      "event_times_ms, busy_ms, load_ms, restore_ms) VALUES (?, ?, ?, ?, ?, "
-      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+      "event_times_ms, busy_ms, load_ms, restore_ms, verify_ms) VALUES (?, ?, "
+      "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?)"));
   const CandidateResult &R = E.Result;
   std::optional<std::string> Failure;
   if (R.Failure != FailureKind::None)
@@ -598,7 +601,8 @@ Expected<int64_t> History::addEvaluation(const EvaluationRow &E) {
          R.Pipeline, R.CodegenOpt, R.Poisoned, R.Sandbox, timing(E, E.MedianMs),
          timing(E, E.CiLoMs), timing(E, E.CiHiMs), timing(E, E.MinMs), E.EvalMs,
          E.Worker, E.Device, E.Started, E.Finished, R.Timer,
-         timesJson(R.EventTimesNs), R.BusyMs, R.LoadMs, R.RestoreMs);
+         timesJson(R.EventTimesNs), R.BusyMs, R.LoadMs, R.RestoreMs,
+         R.VerifyMs);
   if (Error Err = S.run()) {
     if (S.extendedCode() == SQLITE_CONSTRAINT_UNIQUE)
       return makeError(Path, ": candidate ", E.CandidateId,

@@ -28,7 +28,7 @@ class StatementCache;
 namespace r3 {
 
 /// The schema version this build writes (PRAGMA user_version).
-inline constexpr int HistorySchemaVersion = 5;
+inline constexpr int HistorySchemaVersion = 6;
 
 enum class HistoryMode {
   Create,  ///< create the file (an error if it exists)

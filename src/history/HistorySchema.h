@@ -190,11 +190,15 @@ ALTER TABLE evaluations ADD COLUMN load_ms REAL NOT NULL DEFAULT 0;
 ALTER TABLE evaluations ADD COLUMN restore_ms REAL NOT NULL DEFAULT 0;
 )sql";
 
-constexpr Migration Migrations[] = {{1, SchemaV1},
-                                    {2, SchemaV2},
-                                    {3, SchemaV3},
-                                    {4, SchemaV4},
-                                    {5, SchemaV5}};
+/// Version 6: comparing the runs' memory with the recording (the checked
+/// runs together), out of what busy_ms called the rest. Older rows read as 0.
+constexpr const char *SchemaV6 = R"sql(
+ALTER TABLE evaluations ADD COLUMN verify_ms REAL NOT NULL DEFAULT 0;
+)sql";
+
+constexpr Migration Migrations[] = {{1, SchemaV1}, {2, SchemaV2},
+                                    {3, SchemaV3}, {4, SchemaV4},
+                                    {5, SchemaV5}, {6, SchemaV6}};
 static_assert(std::size(Migrations) == HistorySchemaVersion,
               "one migration step per schema version");
 

@@ -131,6 +131,7 @@ struct CandidateResult {
   double CompileMs = 0;
   double LoadMs = 0;    ///< loading the module into the device (CUDA)
   double RestoreMs = 0; ///< restoring inputs before runs, all runs together
+  double VerifyMs = 0;  ///< comparing runs' memory with the recording (CUDA)
   std::optional<int64_t> Registers, Spills, SharedBytes; ///< none on host
   std::string Pipeline; ///< the pipeline that ran (the default resolved)
   int CodegenOpt = 0;

@@ -301,6 +301,7 @@ MetaWriter encode(const CandidateResult &Res) {
   W.u32(Res.DeviceLost);
   W.f64(Res.LoadMs);
   W.f64(Res.RestoreMs);
+  W.f64(Res.VerifyMs);
   W.u64s(Res.EventTimesNs).str(Res.Timer);
   W.f64(Res.BusyMs);
   W.str(Res.Nondeterminism).u32(Res.NondeterminismCovered);
@@ -325,6 +326,7 @@ Expected<CandidateResult> decodeResult(std::span<const uint8_t> Meta) {
   Res.DeviceLost = R.u32() != 0;
   Res.LoadMs = R.f64();
   Res.RestoreMs = R.f64();
+  Res.VerifyMs = R.f64();
   Res.EventTimesNs = R.u64s();
   Res.Timer = R.str();
   Res.BusyMs = R.f64();

@@ -314,8 +314,8 @@ struct WorkerBusy {
   uint64_t Evaluations = 0;
   double BusyMs = 0, First = 0, Last = 0;
   /// Inside the candidates' kernels (their timed runs), loading modules,
-  /// restoring inputs.
-  double KernelMs = 0, LoadMs = 0, RestoreMs = 0;
+  /// restoring inputs, comparing memory with the recording.
+  double KernelMs = 0, LoadMs = 0, RestoreMs = 0, VerifyMs = 0;
   void add(double Busy, double Started, double Finished) {
     BusyMs += Busy;
     First = First > 0 ? std::min(First, Started) : Started;
@@ -325,19 +325,20 @@ struct WorkerBusy {
 
 /// Where a worker's wall time went, as fractions of it: inside the
 /// candidates' kernels (their timed runs: the figure that matters), module
-/// loads, input restores, the rest of the device time (verification, the
+/// loads, input restores, verification, the rest of the device time (the
 /// untimed runs, copies, baselines) and idle (waiting for compiles and
 /// messages); null without device times (histories before version 3).
 json timeJson(const WorkerBusy &W, double Wall) {
   if (!(Wall > 0) || !(W.BusyMs > 0))
     return nullptr;
   auto Part = [Wall](double Ms) { return std::max(0.0, Ms) / Wall; };
-  double Other = W.BusyMs - W.KernelMs - W.RestoreMs;
+  double Other = W.BusyMs - W.KernelMs - W.RestoreMs - W.VerifyMs;
   double Idle = Wall - W.BusyMs - W.LoadMs;
   return {{"kernel_ms", W.KernelMs},
           {"kernels", Part(W.KernelMs)},
           {"module_loads", Part(W.LoadMs)},
           {"restores", Part(W.RestoreMs)},
+          {"verification", Part(W.VerifyMs)},
           {"other_device", Part(Other)},
           {"idle", Part(Idle)}};
 }
@@ -372,6 +373,7 @@ Expected<json> workersJson(History &H,
       W.KernelMs += static_cast<double>(Ns) / 1e6;
     W.LoadMs += R.Result.LoadMs;
     W.RestoreMs += R.Result.RestoreMs;
+    W.VerifyMs += R.Result.VerifyMs;
   }
   std::vector<BaselineRow> Bs;
   R3_TRY(moveInto(H.baselines(), Bs));
@@ -433,7 +435,8 @@ std::string workersText(const json &Workers) {
       };
       Out += "    in its kernels " + Pct("kernels") + " (timed runs), module "
              "loads " + Pct("module_loads") + ", input restores " +
-             Pct("restores") + ", other device time " + Pct("other_device") +
+             Pct("restores") + ", verification " + Pct("verification") +
+             ", other device time " + Pct("other_device") +
              ", idle " + Pct("idle") + "\n";
     }
   }

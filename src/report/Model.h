@@ -31,7 +31,7 @@ inline constexpr std::array<const char *, 6> LlmOutcomes = {
 /// first evaluation's start to its last one's end. As JSON:
 /// [{worker, device, evaluations, busy_ms, wall_ms, per_minute,
 /// busy_fraction, time: {kernel_ms, kernels, module_loads, restores,
-/// other_device, idle}}]: where the wall time went, inside the candidates'
+/// verification, other_device, idle}}]: where the wall time went, inside the candidates'
 /// kernels first. Under MPI a worker's device names its rank and host.
 Expected<nlohmann::json>
 workersJson(History &H, const std::vector<EvaluatedCandidate> &Evaluations);

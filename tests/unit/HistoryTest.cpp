@@ -159,6 +159,7 @@ EvaluationRow evaluation(int64_t Candidate) {
   E.Result.Sandbox = "landlock";
   E.Result.LoadMs = 2.5;
   E.Result.RestoreMs = 7.25;
+  E.Result.VerifyMs = 3.5;
   E.MedianMs = 1.300001;
   E.CiLoMs = 1.234567;
   E.CiHiMs = 987.654321;
@@ -387,6 +388,7 @@ TEST_CASE("history: every row type round-trips", "[history]") {
   CHECK(R.Result.Sandbox == "landlock");
   CHECK(R.Result.LoadMs == 2.5); // version 5
   CHECK(R.Result.RestoreMs == 7.25);
+  CHECK(R.Result.VerifyMs == 3.5); // version 6
   CHECK(R.MedianMs == E.MedianMs);
   CHECK(R.CiLoMs == E.CiLoMs);
   CHECK(R.CiHiMs == E.CiHiMs);
@@ -677,7 +679,7 @@ TEST_CASE("history: a version 1 history is read as it is and migrated by a "
     addKernel(*H);
   }
   // What a version 1 file looks like: no prompts, no llm_calls, none of
-  // version 3's or 5's columns, no app_runs.
+  // version 3's, 5's or 6's columns, no app_runs.
   rawSql(Db.Path, "DROP TABLE llm_calls; DROP TABLE prompts; "
                   "DROP TABLE app_runs; "
                   "ALTER TABLE evaluations DROP COLUMN timer; "
@@ -685,6 +687,7 @@ TEST_CASE("history: a version 1 history is read as it is and migrated by a "
                   "ALTER TABLE evaluations DROP COLUMN busy_ms; "
                   "ALTER TABLE evaluations DROP COLUMN load_ms; "
                   "ALTER TABLE evaluations DROP COLUMN restore_ms; "
+                  "ALTER TABLE evaluations DROP COLUMN verify_ms; "
                   "ALTER TABLE baselines DROP COLUMN busy_ms; "
                   "ALTER TABLE baselines DROP COLUMN started; "
                   "PRAGMA user_version = 1");

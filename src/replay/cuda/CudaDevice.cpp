@@ -400,7 +400,9 @@ Expected<LaunchStatus> CudaDevice::runLaunch(const Candidate &C, LaunchData &L,
   if (St.Failure != FailureKind::None)
     return St;
   VerifyReport V;
+  T = Clock::now();
   R3_TRY(moveInto(verifyLaunch(L, At, C.Verify, Scans.get()), V));
+  Res.VerifyMs += msSince(T);
   if (!V.passed())
     return LaunchStatus{FailureKind::WrongResult,
                         "launch " + std::to_string(L.info().Ordinal) + ": " +
@@ -489,13 +491,19 @@ Expected<LaunchStatus> CudaDevice::timedRuns(const Candidate &C,
     if (I >= C.Warmup)
       Events.push_back(St.Ns);
     Runs = I + 1;
-    if (I == Sample)
+    if (I == Sample) {
+      T = Clock::now();
       R3_TRY(moveInto(checkLaterRun(C, L, At, I, Scans.get()), St));
+      Res.VerifyMs += msSince(T);
+    }
     if (St.Failure != FailureKind::None)
       return St;
   }
-  if (Runs && Runs - 1 != Sample)
+  if (Runs && Runs - 1 != Sample) {
+    auto T = Clock::now();
     R3_TRY(moveInto(checkLaterRun(C, L, At, Runs - 1, Scans.get()), St));
+    Res.VerifyMs += msSince(T);
+  }
   if (St.Failure != FailureKind::None)
     return St;
   R3_TRY(KernelTimes());
