@@ -27,9 +27,9 @@ public:
   long holding(uint64_t V) const {
     if (V < Low || V >= High) // most data words, at one comparison
       return -1;
-    auto It = std::upper_bound(
-        ByBase.begin(), ByBase.end(), V,
-        [&](uint64_t X, size_t I) { return X < All[I].Base; });
+    auto It =
+        std::upper_bound(ByBase.begin(), ByBase.end(), V,
+                         [&](uint64_t X, size_t I) { return X < All[I].Base; });
     if (It == ByBase.begin())
       return -1;
     size_t I = *(It - 1);

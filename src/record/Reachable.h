@@ -31,7 +31,8 @@ struct Extent {
 };
 
 /// Reads To.size() bytes of the device's memory at Address.
-using ReadMemory = std::function<Error(uint64_t Address, std::span<uint8_t> To)>;
+using ReadMemory =
+    std::function<Error(uint64_t Address, std::span<uint8_t> To)>;
 
 /// Which of Allocations (disjoint; any order) are reachable from the words of
 /// Roots (bytes on the host: the parameter buffer) and of RootMemory (the

@@ -65,8 +65,8 @@ Expected<VerifyReport> verifyOnDevice(const std::vector<ScanRegion> &Regions,
     for (size_t K = Begin; K < End && V.describing(); ++K) {
       scan::Result Res = Found[K];
       uint32_t Bytes = scan::unitBytes(Ops[K].UnitKind);
-      for (uint64_t Left = Res.Count; Left && Res.First != scan::NoUnit &&
-                                      V.describing();) {
+      for (uint64_t Left = Res.Count;
+           Left && Res.First != scan::NoUnit && V.describing();) {
         uint64_t At = Res.First * Bytes;
         if (At + Bytes > R.Expected.size())
           return makeError(R.Label, ": the scan found unit ", Res.First,

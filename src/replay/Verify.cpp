@@ -107,10 +107,12 @@ std::string elementError(F Expected, F Got, const VerifySettings &S) {
   case ToleranceKind::Abs:
     return "abs error " + number(Diff) + " > " + number(S.Value);
   case ToleranceKind::Rel:
-    return "rel error " + number(Diff / std::fabs(static_cast<double>(Expected))) +
-           " > " + number(S.Value);
+    return "rel error " +
+           number(Diff / std::fabs(static_cast<double>(Expected))) + " > " +
+           number(S.Value);
   case ToleranceKind::Ulp:
-    return std::to_string(scan::ulpsApart(E, G, Bits(1) << (sizeof(Bits) * 8 - 1))) +
+    return std::to_string(
+               scan::ulpsApart(E, G, Bits(1) << (sizeof(Bits) * 8 - 1))) +
            " ulp > " + number(S.Value);
   case ToleranceKind::Exact:
     break;
@@ -197,9 +199,7 @@ void Verifier::countRegion(uint64_t Mismatches) {
     ++Report.RegionsWrong;
 }
 
-bool Verifier::describing() const {
-  return Report.First.size() < MaxDescribed;
-}
+bool Verifier::describing() const { return Report.First.size() < MaxDescribed; }
 
 void Verifier::describeUnit(const std::string &Label, RegionRole Role,
                             uint32_t Unit, uint64_t Index,

@@ -79,10 +79,20 @@ void fillExpected(std::mt19937_64 &Rng, std::vector<uint8_t> &E) {
     double D = std::ldexp(double(Rng() % 2001) - 1000.0, int(Rng() % 20) - 10);
     float F = static_cast<float>(D);
     switch (Rng() % 12) {
-    case 0: D = 0; F = -0.0f; break;
-    case 1: D = std::numeric_limits<double>::infinity(); F = -INFINITY; break;
-    case 2: D = std::numeric_limits<double>::quiet_NaN(); F = NAN; break;
-    default: break;
+    case 0:
+      D = 0;
+      F = -0.0f;
+      break;
+    case 1:
+      D = std::numeric_limits<double>::infinity();
+      F = -INFINITY;
+      break;
+    case 2:
+      D = std::numeric_limits<double>::quiet_NaN();
+      F = NAN;
+      break;
+    default:
+      break;
     }
     uint8_t Word[8];
     if (Rng() % 2) {
@@ -103,11 +113,24 @@ void damage(std::mt19937_64 &Rng, std::vector<uint8_t> &A) {
   for (size_t H = 0; H < Hits && !A.empty(); ++H) {
     size_t I = Rng() % A.size();
     switch (Rng() % 5) {
-    case 0: A[I] ^= uint8_t(1 + Rng() % 255); break;
-    case 1: A[I] = uint8_t(A[I] + 1); break; // a low byte: a few ulps
-    case 2: if (I + 4 <= A.size()) { float N = NAN; std::memcpy(&A[I], &N, 4); } break;
-    case 3: A[I] ^= 0x80; break; // a sign bit, where I is a top byte
-    default: for (size_t K = I; K < std::min(A.size(), I + 40); ++K) A[K] ^= 0x01;
+    case 0:
+      A[I] ^= uint8_t(1 + Rng() % 255);
+      break;
+    case 1:
+      A[I] = uint8_t(A[I] + 1);
+      break; // a low byte: a few ulps
+    case 2:
+      if (I + 4 <= A.size()) {
+        float N = NAN;
+        std::memcpy(&A[I], &N, 4);
+      }
+      break;
+    case 3:
+      A[I] ^= 0x80;
+      break; // a sign bit, where I is a top byte
+    default:
+      for (size_t K = I; K < std::min(A.size(), I + 40); ++K)
+        A[K] ^= 0x01;
     }
   }
 }

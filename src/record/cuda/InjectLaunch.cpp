@@ -125,8 +125,8 @@ regions(const KernelState &K, const std::vector<DeviceAllocation> &Reached) {
   }
   uint64_t Cap = State->Env.MaxSnapshotBytes;
   if (Total > Cap)
-    return makeError("the device memory the recorded launch of '",
-                     K.Name, "' is more than the snapshot cap: ", Out.size(),
+    return makeError("the device memory the recorded launch of '", K.Name,
+                     "' is more than the snapshot cap: ", Out.size(),
                      " regions of ", formatBytes(Total), " (", Total,
                      " bytes), cap ", formatBytes(Cap), " (", Cap,
                      " bytes; raise it with --max-bytes); the capture was "
@@ -149,9 +149,8 @@ throughPointers(const KernelState &K, const LaunchMsg &Launch,
     return copyToHost(To.data(), At, To.size());
   };
   std::vector<bool> Reached;
-  R3_TRY(moveInto(reachableAllocations(All, {Launch.Info.Params}, Globals,
-                                       Read),
-                  Reached));
+  R3_TRY(moveInto(
+      reachableAllocations(All, {Launch.Info.Params}, Globals, Read), Reached));
   std::vector<DeviceAllocation> Out;
   for (size_t I = 0; I < Held.size(); ++I)
     if (Reached[I])

@@ -26,9 +26,10 @@ std::pair<uint64_t, uint64_t> changedSpan(const std::vector<uint8_t> &Pre,
 }
 } // namespace
 
-Expected<std::unique_ptr<LaunchData>>
-LaunchData::load(const CaptureReader &R, uint32_t Launch,
-                 const DeviceSpace &Space, bool Expected) {
+Expected<std::unique_ptr<LaunchData>> LaunchData::load(const CaptureReader &R,
+                                                       uint32_t Launch,
+                                                       const DeviceSpace &Space,
+                                                       bool Expected) {
   std::unique_ptr<LaunchData> L(new LaunchData);
   L->Index = Launch;
   L->Info = R.launches()[Launch];
@@ -63,7 +64,8 @@ LaunchData::load(const CaptureReader &R, uint32_t Launch,
       // No room is no error: this region is then compared on the host.
       if (A.cuMemAlloc(&E, Reg.Size) != CUDA_SUCCESS)
         E = 0;
-      else if (CUresult Rc = A.cuMemcpyHtoD(E, L->Post.back().data(), Reg.Size)) {
+      else if (CUresult Rc =
+                   A.cuMemcpyHtoD(E, L->Post.back().data(), Reg.Size)) {
         A.cuMemFree(E);
         return check(Rc, "cuMemcpyHtoD");
       }

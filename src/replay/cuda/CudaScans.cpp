@@ -13,9 +13,9 @@ Expected<std::unique_ptr<CudaScans>> CudaScans::open(CUstream S,
                                                      uint32_t Multiprocessors) {
   std::unique_ptr<CudaScans> D(new CudaScans);
   const Api &A = api();
-  R3_TRY(check(A.cuModuleLoadDataEx(&D->Module, VerifyKernelPtx, 0, nullptr,
-                                    nullptr),
-               "cuModuleLoadDataEx (the verification kernel)"));
+  R3_TRY(check(
+      A.cuModuleLoadDataEx(&D->Module, VerifyKernelPtx, 0, nullptr, nullptr),
+      "cuModuleLoadDataEx (the verification kernel)"));
   R3_TRY(check(A.cuModuleGetFunction(&D->Kernel, D->Module, ScanKernelName),
                "cuModuleGetFunction (the verification kernel)"));
   D->Stream = S;
@@ -44,8 +44,8 @@ CudaScans::scan(const std::vector<scan::Op> &Ops) {
   }
   CUdeviceptr Counts = Results, Firsts = Results + 8 * Capacity;
   R3_TRY(check(A.cuMemsetD8Async(Counts, 0, 8 * N, Stream), "cuMemsetD8Async"));
-  R3_TRY(check(A.cuMemsetD8Async(Firsts, 0xff, 8 * N, Stream),
-               "cuMemsetD8Async"));
+  R3_TRY(
+      check(A.cuMemsetD8Async(Firsts, 0xff, 8 * N, Stream), "cuMemsetD8Async"));
   for (size_t I = 0; I < N; ++I) {
     scan::Op O = Ops[I];
     if (O.From >= O.Units)
