@@ -225,7 +225,8 @@ void Verifier::checkRegion(const RegionCheck &R) {
   if (R.Expected.size() != R.Actual.size()) {
     describe(R.Label, "expected " + std::to_string(R.Expected.size()) +
                           " bytes, got " + std::to_string(R.Actual.size()));
-  } else if (std::memcmp(R.Expected.data(), R.Actual.data(),
+  } else if (R.Expected.empty() || // an empty span's data() may be null
+             std::memcmp(R.Expected.data(), R.Actual.data(),
                          R.Expected.size()) == 0) {
     return;
   } else if (R.Role == RegionRole::Unchanged ||
