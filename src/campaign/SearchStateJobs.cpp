@@ -9,6 +9,7 @@
 #include "capture/CaptureReader.h"
 #include "capture/KernelLookup.h"
 #include "compile/CompileCommands.h"
+#include "compile/Rewrite.h"
 #include "support/Machine.h"
 #include "support/StringUtil.h"
 
@@ -81,6 +82,17 @@ std::vector<std::string> sourceFlags(const KernelSpec &Spec,
   return Flags;
 }
 
+/// The elements a thread of V's source takes each pass when the grid-stride
+/// rewrite made it a grid-stride loop (Rewrite.h); 0 otherwise.
+unsigned gridStrideOf(const KernelState &K, const VariantState &V) {
+  if (V.Recorded)
+    return 0;
+  for (size_t I = 0; I < K.Model.Knobs.size() && I < V.Genome.Knobs.size(); ++I)
+    if (K.Model.Knobs[I].Name == GridStrideKnob)
+      return gridStrideElements(K.Model.Knobs[I].Values.at(V.Genome.Knobs[I]));
+  return 0;
+}
+
 WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
                                const InnerSettings &S) const {
   WorkerJob J;
@@ -104,11 +116,25 @@ WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
     W.GridRule = K.Spec->GridRule;
     if (!C.Launch.DynamicShared.empty())
       W.DynamicShared = S.DynamicShared;
-    W.Cache = parseCachePreference(S.CachePreference)
-                  .value_or(CachePreference::None);
+    W.Cache =
+        parseCachePreference(S.CachePreference).value_or(CachePreference::None);
     W.GridPerSm = S.GridPerSm;
     if (S.GridX)
       W.Grid = Dim3{S.GridX, K.RecordedGrid[1], K.RecordedGrid[2]};
+    // A coarsened variant takes Per elements a thread each pass: unless the
+    // grid is searched or the user's rule gives it, it launches the threads
+    // of the recorded launch over Per (its loop covers any grid).
+    unsigned Per = gridStrideOf(K, V);
+    bool KeepThreads = W.GridRule.empty() || W.GridRule == "keep-threads";
+    if (Per > 1 && !W.Grid && !W.GridPerSm && KeepThreads &&
+        (W.Block || K.Launches.size() == 1)) {
+      if (!W.Block)
+        W.Block = K.RecordedBlock;
+      W.GridRule = "x=ceil(rec_grid_x * rec_block_x / (block_x * " +
+                   std::to_string(Per) +
+                   "));y=ceil(rec_grid_y * rec_block_y / block_y);"
+                   "z=ceil(rec_grid_z * rec_block_z / block_z)";
+    }
   }
   if (V.Recorded)
     return J;
@@ -131,7 +157,9 @@ SearchState::candidateJob(KernelState &K, VariantState &V,
                           std::optional<int64_t> Parent,
                           std::optional<search::Point> P) {
   InnerSettings S = P ? innerSettings(C, *V.Space, *P) : InnerSettings{};
-  if (!K.GridStride) // any other grid would compute something else
+  // Any other grid would compute something else, unless the kernel or this
+  // variant of it strides over its grid.
+  if (!K.GridStride && !gridStrideOf(K, V))
     S.GridX = S.GridPerSm = 0;
   InFlight F;
   F.Job = makeJob(K, V, S);

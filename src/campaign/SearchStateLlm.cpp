@@ -5,6 +5,7 @@
 // record of every call in the history. The API key is read from the
 // environment here and handed to the client; nothing else ever sees it.
 #include "campaign/SearchState.h"
+#include "compile/Rewrite.h"
 
 #include "campaign/Identity.h"
 #include "support/Diff.h"
@@ -404,8 +405,7 @@ std::string plainText(const KernelState &K, const VariantState &V) {
 std::string rewriteFacts(const KernelState &K) {
   std::vector<const VariantState *> Found;
   for (const VariantState &V : K.Variants)
-    if (!V.Recorded && V.BestMs &&
-        V.Text.find("R3_RW_") != std::string::npos) {
+    if (!V.Recorded && V.BestMs && V.Text.find("R3_RW_") != std::string::npos) {
       auto [Rw, _] = splitKnobs(K, V.Genome);
       if (std::any_of(Rw.begin(), Rw.end(),
                       [](const auto &P) { return P.second != "0"; }))
@@ -421,13 +421,19 @@ std::string rewriteFacts(const KernelState &K) {
       if (Value != "0") {
         auto It = K.RewriteSites.find(Knob);
         std::string Site = It == K.RewriteSites.end() ? Knob : It->second;
-        What.push_back(Knob.rfind("R3_RW_UNROLL", 0) == 0
-                           ? (Value == "-1" ? "full unroll of the "
-                                            : "unroll " + Value + " of the ") +
-                                 Site
-                           : (Value == "2" ? "const __restrict__ on "
-                                           : "__restrict__ on ") +
-                                 Site);
+        if (Knob == GridStrideKnob)
+          What.push_back(Value == "1" ? "a grid-stride loop"
+                                      : "a grid-stride loop taking " + Value +
+                                            " elements a thread each pass");
+        else
+          What.push_back(Knob.rfind("R3_RW_UNROLL", 0) == 0
+                             ? (Value == "-1"
+                                    ? "full unroll of the "
+                                    : "unroll " + Value + " of the ") +
+                                   Site
+                             : (Value == "2" ? "const __restrict__ on "
+                                             : "__restrict__ on ") +
+                                   Site);
       }
     char Buf[64] = "";
     if (Base)
@@ -504,8 +510,9 @@ SearchState::describeParent(KernelState &K, const search::Elite &Parent) {
   V["signature"] = Signature;
   V["includes"] = Includes.empty() ? "none" : join(Includes, ", ");
   V["knobs"] = join(Knobs, " ");
-  V["device"] = K.Device + (C.Target == Backend::Host ? " (" + hostLimits() + ")"
-                                                    : std::string());
+  V["device"] =
+      K.Device +
+      (C.Target == Backend::Host ? " (" + hostLimits() + ")" : std::string());
   V["capture"] = K.LaunchFacts;
   V["limits"] = K.LimitFacts;
   V["rewrites"] = rewriteFacts(K);

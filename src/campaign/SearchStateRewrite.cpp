@@ -135,31 +135,39 @@ Error SearchState::analyzeSource(KernelState &K, const CaptureReader &R,
   Expected<std::vector<std::string>> Argv =
       T ? syntaxArgv(K, R, T->path())
         : Expected<std::vector<std::string>>(T.takeError());
-  Expected<RewriteModel> M =
-      Argv ? rewritesOf(std::move(*Argv), T->path(), K.FileTexts[File], Name,
-                        Facts)
-           : Expected<RewriteModel>(Argv.takeError());
+  Expected<RewriteModel> M = Argv ? rewritesOf(std::move(*Argv), T->path(),
+                                               K.FileTexts[File], Name, Facts)
+                                  : Expected<RewriteModel>(Argv.takeError());
   if (!M) {
     if (Grid)
-      R3_TRY(H.addEvent("grid", K.Spec->Name + ": not known to stride over "
-                                               "its grid (grid_x and "
-                                               "grid_per_sm do not apply): " +
+      R3_TRY(H.addEvent("grid", K.Spec->Name +
+                                    ": not known to stride over "
+                                    "its grid (grid_x and "
+                                    "grid_per_sm do not apply): " +
                                     M.error().message()));
     if (!Rewrite)
       return Error::success();
-    return H.addEvent("rewrite", K.Spec->Name + ": no rewrites: " +
-                                     M.error().message());
+    return H.addEvent("rewrite",
+                      K.Spec->Name + ": no rewrites: " + M.error().message());
   }
   if (Grid) {
     K.GridStride = M->GridStride;
+    bool Rewritten =
+        Rewrite &&
+        std::any_of(M->Sites.begin(), M->Sites.end(), [](const RewriteSite &S) {
+          return S.What == RewriteSite::Kind::GridStride;
+        });
     R3_TRY(H.addEvent(
-        "grid", K.Spec->Name + (M->GridStride
-                                    ? ": a loop of its source reads gridDim: "
-                                      "grid-stride, grid_x and grid_per_sm "
-                                      "apply"
-                                    : ": no loop of its source reads gridDim: "
-                                      "grid_x and grid_per_sm do not apply "
-                                      "(grid_stride = true says otherwise)")));
+        "grid",
+        K.Spec->Name +
+            (M->GridStride ? ": a loop of its source reads gridDim: "
+                             "grid-stride, grid_x and grid_per_sm apply"
+             : Rewritten   ? ": no loop of its source reads gridDim: grid_x "
+                             "and grid_per_sm apply to the variants the "
+                             "rewrite R3_RW_GRIDSTRIDE makes grid-stride"
+                           : ": no loop of its source reads gridDim: grid_x "
+                             "and grid_per_sm do not apply (grid_stride = "
+                             "true says otherwise)")));
   }
   if (!Rewrite)
     return Error::success();

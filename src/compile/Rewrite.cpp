@@ -25,7 +25,9 @@ struct Node {
   const Node *Parent = nullptr;
   std::optional<size_t> Begin, End, Loc;
   bool BeginPlain = false; ///< not from a macro expansion, in the file
+  bool EndPlain = false;
   bool LocPlain = false;
+  size_t EndTokLen = 0; ///< the length of the range's last token
   std::vector<Node> Kids;
 };
 
@@ -51,8 +53,12 @@ public:
           N.Begin = Off;
           N.BeginPlain = Plain;
         }
-        if (It->contains("end"))
-          N.End = location((*It)["end"]).first;
+        if (It->contains("end")) {
+          const ojson &E = (*It)["end"];
+          std::tie(N.End, N.EndPlain) = location(E);
+          if (E.contains("tokLen") && E["tokLen"].is_number_unsigned())
+            N.EndTokLen = E["tokLen"].get<size_t>();
+        }
       } else if (It.key() == "inner" && It->is_array()) {
         N.Kids.reserve(It->size());
         for (const ojson &K : *It) {
@@ -108,8 +114,9 @@ template <typename F> void visit(const Node &N, F &&Fn) {
 
 /// The node under casts and parentheses.
 const Node *bareExpr(const Node *N) {
-  while (N && (N->Kind == "ImplicitCastExpr" || N->Kind == "ParenExpr" ||
-               N->Kind == "ConstantExpr") &&
+  while (N &&
+         (N->Kind == "ImplicitCastExpr" || N->Kind == "ParenExpr" ||
+          N->Kind == "ConstantExpr") &&
          !N->Kids.empty())
     N = &N->Kids.front();
   return N;
@@ -189,7 +196,8 @@ bool constantTrips(const Node &Loop) {
       return false;
     const Node *L = bareExpr(&C.Kids[0]), *R = bareExpr(&C.Kids[1]);
     auto isVar = [&](const Node *N) {
-      return N && N->Kind == "DeclRefExpr" && N->J->contains("referencedDecl") &&
+      return N && N->Kind == "DeclRefExpr" &&
+             N->J->contains("referencedDecl") &&
              (*N->J)["referencedDecl"].value("id", "") == Var;
     };
     return (isVar(L) && literal(R)) || (isVar(R) && literal(L));
@@ -267,10 +275,276 @@ std::string unrollBlock(const RewriteSite &S) {
     if (V == "0")
       continue;
     B += std::string(First ? "#if " : "#elif ") + S.Knob + " == " + V + "\n";
-    B += S.Indent + (V == "-1" ? "#pragma unroll\n" : "#pragma unroll " + V + "\n");
+    B += S.Indent +
+         (V == "-1" ? "#pragma unroll\n" : "#pragma unroll " + V + "\n");
     First = false;
   }
   return B + "#endif\n";
+}
+
+// --- one element per thread as a grid-stride loop ---
+
+/// The text of a node, its last token included, where both ends are plain
+/// text of the file.
+std::optional<std::string> spanText(const Node &N, const std::string &Text) {
+  if (!N.BeginPlain || !N.EndPlain || !N.Begin || !N.End || !N.EndTokLen ||
+      *N.End + N.EndTokLen > Text.size() || *N.Begin > *N.End)
+    return std::nullopt;
+  return Text.substr(*N.Begin, *N.End + N.EndTokLen - *N.Begin);
+}
+
+bool refersTo(const Node &N, const std::string &Id) {
+  return N.Kind == "DeclRefExpr" && N.J->contains("referencedDecl") &&
+         (*N.J)["referencedDecl"].value("id", "") == Id;
+}
+
+/// Whether a bound E may be evaluated again each pass: variables,
+/// constants and arithmetic over them, nothing with an effect. Ids gets
+/// the variables it reads.
+bool plainBound(const Node &E, std::set<std::string> &Ids) {
+  static const std::set<std::string> Arith = {"+", "-",  "*", "/",
+                                              "%", "<<", ">>"};
+  bool Ok = true;
+  visit(E, [&](const Node &N) {
+    if (N.Kind == "DeclRefExpr") {
+      const ojson &D = N.J->value("referencedDecl", ojson::object());
+      std::string K = D.value("kind", "");
+      if (K != "VarDecl" && K != "ParmVarDecl")
+        Ok = false;
+      Ids.insert(D.value("id", ""));
+    } else if (N.Kind == "BinaryOperator") {
+      Ok &= Arith.count(N.J->value("opcode", "")) > 0;
+    } else if (N.Kind == "UnaryOperator") {
+      Ok &= N.J->value("opcode", "") == "-";
+    } else if (N.Kind != "IntegerLiteral" && N.Kind != "ImplicitCastExpr" &&
+               N.Kind != "ParenExpr" && N.Kind != "CStyleCastExpr" &&
+               N.Kind != "ConstantExpr") {
+      Ok = false;
+    }
+  });
+  return Ok;
+}
+
+/// Whether the statements Body may run as the body of a loop over the
+/// elements: no way out of the loop, no barrier, warp collective, shared
+/// memory or inline assembly, and the variables Fixed only read.
+bool loopableBody(const std::vector<const Node *> &Body,
+                  const std::set<std::string> &Fixed) {
+  static const std::regex Together(
+      "sync|shfl|ballot|^__any|^__all|activemask|^__match|^__reduce|"
+      "barrier|this_thread_block|this_grid|tiled_partition");
+  bool Ok = true;
+  for (const Node *B : Body)
+    visit(*B, [&](const Node &N) {
+      if (N.Kind == "ReturnStmt" || N.Kind == "GotoStmt" ||
+          N.Kind == "IndirectGotoStmt" || N.Kind == "LabelStmt" ||
+          N.Kind == "GCCAsmStmt" || N.Kind == "MSAsmStmt" ||
+          N.Kind == "CUDASharedAttr") {
+        Ok = false;
+        return;
+      }
+      if (N.Kind != "DeclRefExpr" || !N.J->contains("referencedDecl"))
+        return;
+      const ojson &D = (*N.J)["referencedDecl"];
+      std::string Name = D.value("name", "");
+      if (D.value("kind", "") == "FunctionDecl" &&
+          std::regex_search(Name, Together))
+        Ok = false;
+      const Node *Child = nullptr;
+      if (Fixed.count(D.value("id", "")) &&
+          !isRvalueRead(parentExpr(&N, &Child)))
+        Ok = false; // written, or its address taken
+    });
+  return Ok;
+}
+
+/// The offset just past the end of the line holding Off (past its
+/// newline), or npos when the file ends first.
+size_t pastLine(const std::string &Text, size_t Off) {
+  size_t NL = Text.find('\n', Off);
+  return NL == std::string::npos ? NL : NL + 1;
+}
+
+bool blank(const std::string &S) {
+  return S.find_first_not_of(" \t") == std::string::npos;
+}
+
+/// The one-element-per-thread shape of kernel F, as a GridStride site:
+///   [T] i = blockIdx.x * blockDim.x + threadIdx.x;   (either order)
+///   if (i < E) S                                     (the kernel's end)
+/// or
+///   [T] i = ...;
+///   if (i >= E) return;
+///   rest...
+/// with statements of any kind before the index. None when the kernel has
+/// another shape, or where the text is not plain lines.
+std::optional<RewriteSite> gridStrideSite(const Node &F,
+                                          const std::string &Text) {
+  auto BodyIt = std::find_if(F.Kids.begin(), F.Kids.end(), [](const Node &K) {
+    return K.Kind == "CompoundStmt";
+  });
+  if (BodyIt == F.Kids.end())
+    return std::nullopt;
+  bool Shared = false;
+  visit(F, [&](const Node &N) { Shared |= N.Kind == "CUDASharedAttr"; });
+  if (Shared)
+    return std::nullopt;
+  const Node &Body = *BodyIt;
+  for (size_t D = 0; D + 1 < Body.Kids.size(); ++D) {
+    const Node &Decl = Body.Kids[D];
+    const Node &If = Body.Kids[D + 1];
+    if (Decl.Kind != "DeclStmt" || Decl.Kids.size() != 1 ||
+        Decl.Kids[0].Kind != "VarDecl" || Decl.Kids[0].Kids.empty() ||
+        If.Kind != "IfStmt" || If.J->value("hasElse", false) ||
+        If.J->value("hasInit", false) || If.J->value("hasVar", false) ||
+        If.Kids.size() != 2)
+      continue;
+    const Node &Var = Decl.Kids[0];
+    std::string Iv = Var.J->value("name", ""), Id = Var.J->value("id", "");
+    std::string Type =
+        Var.J->contains("type") ? (*Var.J)["type"].value("qualType", "") : "";
+    if (Type.rfind("const ", 0) == 0)
+      Type = Type.substr(6);
+    if (Iv.empty() || Type.empty() ||
+        Type.find_first_of("*&[(") != std::string::npos ||
+        Type.find("auto") != std::string::npos)
+      continue;
+    auto Init = spanText(Var.Kids.back(), Text);
+    if (!Init)
+      continue;
+    std::string Flat;
+    for (char C : *Init)
+      if (!std::isspace(static_cast<unsigned char>(C)) && C != '(' && C != ')')
+        Flat += C;
+    static const std::set<std::string> Index = {
+        "blockIdx.x*blockDim.x+threadIdx.x",
+        "blockDim.x*blockIdx.x+threadIdx.x",
+        "threadIdx.x+blockIdx.x*blockDim.x",
+        "threadIdx.x+blockDim.x*blockIdx.x"};
+    if (!Index.count(Flat))
+      continue;
+    // The condition: i < E (or E > i) guarding the rest, or i >= E (or
+    // E <= i) returning.
+    const Node *Cond = bareExpr(&If.Kids[0]);
+    if (!Cond || Cond->Kind != "BinaryOperator" || Cond->Kids.size() != 2)
+      continue;
+    std::string Op = Cond->J->value("opcode", "");
+    const Node *L = bareExpr(&Cond->Kids[0]), *R = bareExpr(&Cond->Kids[1]);
+    const Node *Bound = nullptr;
+    bool Guard = false;
+    if ((Op == "<" || Op == ">=") && L && refersTo(*L, Id))
+      Bound = &Cond->Kids[1], Guard = Op == "<";
+    else if ((Op == ">" || Op == "<=") && R && refersTo(*R, Id))
+      Bound = &Cond->Kids[0], Guard = Op == ">";
+    std::set<std::string> Fixed = {Id};
+    if (!Bound || !plainBound(*Bound, Fixed))
+      continue;
+    auto BoundText = spanText(*Bound, Text);
+    auto CondText = spanText(If.Kids[0], Text);
+    const Node &Then = If.Kids[1];
+    bool Returns = Then.Kind == "ReturnStmt" && Then.Kids.empty();
+    if (!BoundText || !CondText || Guard == Returns)
+      continue;
+    if (Guard && D + 2 != Body.Kids.size())
+      continue; // the guarded statement must end the kernel
+    if (!Guard && D + 2 == Body.Kids.size())
+      continue; // nothing after the return
+    std::vector<const Node *> Loop;
+    if (Guard)
+      Loop.push_back(&Then);
+    for (size_t I = D + 2; I < Body.Kids.size(); ++I)
+      Loop.push_back(&Body.Kids[I]);
+    if (!loopableBody(Loop, Fixed))
+      continue;
+
+    // Where the text goes: whole lines from the index's declaration to the
+    // end of the if's head (its condition's ')', or its return's ';').
+    if (!Decl.BeginPlain || !Decl.Begin || !If.Kids[0].End)
+      continue;
+    size_t Begin = lineStart(Text, *Decl.Begin);
+    std::string Indent = Text.substr(Begin, *Decl.Begin - Begin);
+    if (!blank(Indent))
+      continue;
+    size_t After = *If.Kids[0].End + If.Kids[0].EndTokLen;
+    After = Text.find_first_not_of(" \t\n", After);
+    if (After == std::string::npos || Text[After] != ')')
+      continue;
+    ++After;          // past the if's ')'
+    std::string Rest; // what follows the head on its line
+    size_t End = 0;
+    if (Guard) {
+      End = pastLine(Text, After);
+      if (End == std::string::npos)
+        continue;
+      Rest = Text.substr(After, End - After);
+    } else {
+      size_t Semi = Text.find_first_not_of(" \t\n", After);
+      if (Semi == std::string::npos || Text.compare(Semi, 6, "return") != 0)
+        continue;
+      Semi = Text.find_first_not_of(" \t\n", Semi + 6);
+      if (Semi == std::string::npos || Text[Semi] != ';')
+        continue;
+      End = pastLine(Text, Semi);
+      if (End == std::string::npos ||
+          !blank(Text.substr(Semi + 1, End - Semi - 2)))
+        continue;
+    }
+    std::string Lines = Text.substr(Begin, End - Begin);
+    bool Directive = false;
+    for (const std::string &Ln : split(Lines, '\n')) {
+      size_t First = Ln.find_first_not_of(" \t");
+      Directive |= First != std::string::npos && Ln[First] == '#';
+      Directive |= !Ln.empty() && Ln.back() == '\\';
+    }
+    if (Directive || Text.find("r3_pass") != std::string::npos ||
+        Text.find("r3_k") != std::string::npos)
+      continue;
+    // The kernel's closing brace, on a line of its own, ends the loop of
+    // the returning shape.
+    size_t Close = 0;
+    if (!Guard) {
+      if (!Body.End || *Body.End >= Text.size() || Text[*Body.End] != '}')
+        continue;
+      Close = lineStart(Text, *Body.End);
+      if (!blank(Text.substr(Close, *Body.End - Close)))
+        continue;
+    }
+
+    RewriteSite S;
+    S.What = RewriteSite::Kind::GridStride;
+    S.Knob = GridStrideKnob;
+    S.Values = {"0", "1", "2", "4"};
+    S.Describe = "one element per thread (" + Iv + ", line " +
+                 std::to_string(lineOf(Text, *Decl.Begin)) +
+                 "): 1 a grid-stride loop, 2|4 elements a thread a pass";
+    std::string Stride = "gridDim.x * blockDim.x";
+    std::string Keep = Guard ? "(" + *CondText + ")" : "!(" + *CondText + ")";
+    std::string Open = Guard ? Rest : " {\n";
+    RewriteSite::Edit Head;
+    Head.Begin = Begin;
+    Head.End = End;
+    Head.Alternatives["1"] = Indent + "for (" + Type + " " + Iv + " = " +
+                             *Init + "; " + Keep + "; " + Iv + " += " + Stride +
+                             ")" + Open;
+    for (const char *K : {"2", "4"})
+      Head.Alternatives[K] =
+          Indent + "for (" + Type + " r3_pass = (" + Type +
+          ")blockIdx.x * blockDim.x * " + K + "; r3_pass < (" + *BoundText +
+          "); r3_pass += " + Stride + " * " + K + ")\n#pragma unroll\n" +
+          Indent + "  for (" + Type + " r3_k = 0, " + Iv +
+          " = r3_pass + threadIdx.x; r3_k < " + K + "; ++r3_k, " + Iv +
+          " += blockDim.x)\n" + Indent + "    if (" + Keep + ")" + Open;
+    S.Edits.push_back(std::move(Head));
+    if (!Guard) {
+      RewriteSite::Edit Tail;
+      Tail.Begin = Tail.End = Close;
+      for (const char *K : {"1", "2", "4"})
+        Tail.Alternatives[K] = Indent + "}\n";
+      S.Edits.push_back(std::move(Tail));
+    }
+    return S;
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -307,8 +581,7 @@ Expected<RewriteModel> findRewrites(const std::string &AstJson,
     R.read(Json[I], Docs[I], nullptr);
   const Node *F = findKernel(Docs, Kernel);
   if (!F)
-    return makeError("clang's AST of ", File, " has no definition of ",
-                     Kernel);
+    return makeError("clang's AST of ", File, " has no definition of ", Kernel);
   RewriteModel M;
   M.Kernel = Kernel;
   const Node *Decl = F->Parent ? F->Parent : F; // a template's own start
@@ -321,8 +594,9 @@ Expected<RewriteModel> findRewrites(const std::string &AstJson,
     if (isLoop(N.Kind))
       visit(N, [&](const Node &E) {
         if (E.J->contains("type") &&
-            (*E.J)["type"].value("qualType", "").find(
-                "__cuda_builtin_gridDim_t") != std::string::npos)
+            (*E.J)["type"]
+                    .value("qualType", "")
+                    .find("__cuda_builtin_gridDim_t") != std::string::npos)
           M.GridStride = true;
       });
     if (!isLoop(N.Kind) || !N.BeginPlain || !N.Begin || *N.Begin >= Text.size())
@@ -347,6 +621,19 @@ Expected<RewriteModel> findRewrites(const std::string &AstJson,
     S.Indent = Indent;
     M.Sites.push_back(std::move(S));
   });
+
+  // One element per thread, where no loop strides over the grid already
+  // and no loop hint lies in the lines it replaces.
+  if (!M.GridStride)
+    if (std::optional<RewriteSite> G = gridStrideSite(*F, Text)) {
+      bool Clear = std::none_of(M.Sites.begin(), M.Sites.end(),
+                                [&](const RewriteSite &U) {
+                                  return U.LineStart > G->Edits[0].Begin &&
+                                         U.LineStart < G->Edits[0].End;
+                                });
+      if (Clear)
+        M.Sites.push_back(std::move(*G));
+    }
 
   // Pointer parameters whose recorded regions nobody else's overlap.
   std::vector<const Node *> Params;
@@ -430,9 +717,28 @@ std::string instrument(const std::string &Text, const RewriteModel &M) {
   std::vector<std::pair<size_t, std::string>> Inserts;
   std::vector<size_t> Order;
   std::string K = identifier(M.Kernel);
+  // The ends of replaced lines first: where a loop's unroll block starts on
+  // the next line, the replaced lines' #endif comes before it.
+  for (const RewriteSite &S : M.Sites)
+    for (const RewriteSite::Edit &E : S.Edits)
+      if (E.Begin != E.End)
+        Inserts.push_back({E.End, "#endif\n"});
   for (const RewriteSite &S : M.Sites) {
     if (S.What == RewriteSite::Kind::Unroll) {
       Inserts.push_back({S.LineStart, unrollBlock(S)});
+      continue;
+    }
+    if (S.What == RewriteSite::Kind::GridStride) {
+      // The original lines become the #else branch of a block whose other
+      // branches are the alternatives.
+      for (const RewriteSite::Edit &E : S.Edits) {
+        std::string Open;
+        for (const auto &[V, Alt] : E.Alternatives)
+          Open += std::string(Open.empty() ? "#if " : "#elif ") + S.Knob +
+                  " == " + V + "\n" + Alt;
+        Inserts.push_back(
+            {E.Begin, Open + (E.Begin == E.End ? "#endif\n" : "#else\n")});
+      }
       continue;
     }
     Inserts.push_back({M.DeclLineStart, restrictBlock(K)});
@@ -457,13 +763,24 @@ std::string instrument(const std::string &Text, const RewriteModel &M) {
   return Out;
 }
 
+unsigned gridStrideElements(const std::string &Value) {
+  return Value == "1" || Value == "2" || Value == "4"
+             ? unsigned(std::stoul(Value))
+             : 0;
+}
+
 std::string resolve(const std::string &Instrumented,
                     const std::map<std::string, std::string> &Knobs) {
   auto value = [&](const std::string &Name) {
     auto It = Knobs.find(Name);
     return It == Knobs.end() ? std::string("0") : It->second;
   };
-  static const std::regex Branch(R"(^#(?:el)?if (R3_RW_UNROLL_\w+) == (-?\d+)$)");
+  // A rewrite's block: #if KNOB == V, #elif KNOB == V ..., an optional
+  // #else (the lines as written), #endif; conditionals of the text itself
+  // may nest inside a branch.
+  static const std::regex Branch(R"(^#(?:el)?if (R3_RW_\w+) == (-?\d+)$)");
+  static const std::regex Nested(R"(^\s*#\s*(if|ifdef|ifndef)\b.*)");
+  static const std::regex Closing(R"(^\s*#\s*endif\b.*)");
   std::vector<std::string> Lines = split(Instrumented, '\n');
   std::string Out;
   std::map<std::string, std::string> Tokens; // macro -> its text
@@ -481,16 +798,37 @@ std::string resolve(const std::string &Instrumented,
       }
       continue;
     }
-    if (std::regex_match(L, Mm, Branch)) {
-      std::string V = value(Mm[1].str());
-      std::string Chosen;
-      for (; I < Lines.size() && Lines[I] != "#endif"; ++I) {
-        std::smatch B;
-        if (std::regex_match(Lines[I], B, Branch) && B[2] == V &&
-            I + 1 < Lines.size())
-          Chosen = Lines[I + 1] + "\n";
+    if (std::regex_match(L, Mm, Branch) && L.rfind("#if ", 0) == 0) {
+      std::string Knob = Mm[1].str(), V = value(Knob);
+      std::vector<std::string> Chosen, Else;
+      enum { Skip, Take, TakeElse } Mode = Skip;
+      bool Found = false;
+      int Depth = 0;
+      for (; I < Lines.size(); ++I) {
+        const std::string &B = Lines[I];
+        std::smatch Bm;
+        if (Depth == 0 && std::regex_match(B, Bm, Branch) && Bm[1] == Knob) {
+          Mode = !Found && Bm[2] == V ? Take : Skip;
+          Found |= Mode == Take;
+          continue;
+        }
+        if (Depth == 0 && B == "#else") {
+          Mode = TakeElse;
+          continue;
+        }
+        if (Depth == 0 && B == "#endif")
+          break;
+        if (std::regex_match(B, Nested))
+          ++Depth;
+        else if (std::regex_match(B, Closing))
+          --Depth;
+        if (Mode == Take)
+          Chosen.push_back(B);
+        else if (Mode == TakeElse)
+          Else.push_back(B);
       }
-      Out += Chosen;
+      for (const std::string &C : Found ? Chosen : Else)
+        Out += C + "\n";
       continue;
     }
     Out += L;

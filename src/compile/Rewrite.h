@@ -12,6 +12,17 @@
 //                         overlap no other parameter's, 2 also `const` on
 //                         those of them the kernel never writes through and
 //                         the recorded launch never wrote (read-only loads)
+//   R3_RW_GRIDSTRIDE      a CUDA kernel that takes one element per thread
+//                         (`i = blockIdx.x * blockDim.x + threadIdx.x`, then
+//                         `if (i < E) S` ending the kernel, or `if (i >= E)
+//                         return;` followed by the rest): 0 as written, 1 a
+//                         grid-stride loop over i, K = 2, 4 the same loop
+//                         taking K elements a thread each pass, blockDim.x
+//                         apart (thread coarsening). Any grid computes the
+//                         same, so the grid becomes a search dimension; the
+//                         loop's body must hold no return, barrier, warp
+//                         collective or shared memory, and write neither i
+//                         nor what E reads.
 //
 // The kernel's file is compiled as one instrumented text (`instrument`) in
 // which each transformation is preprocessor code keyed by its knob; with
@@ -32,14 +43,14 @@ namespace r3 {
 
 /// What the recorded launch says about one kernel parameter.
 struct ParamFact {
-  bool Pointer = false;          ///< its value points into a recorded region
-  std::optional<size_t> Region;  ///< which one
-  bool RegionWritten = false;    ///< the launch changed that region
+  bool Pointer = false;         ///< its value points into a recorded region
+  std::optional<size_t> Region; ///< which one
+  bool RegionWritten = false;   ///< the launch changed that region
 };
 
 /// One transformation site: a knob and where its text goes.
 struct RewriteSite {
-  enum class Kind { Unroll, Restrict } What = Kind::Unroll;
+  enum class Kind { Unroll, Restrict, GridStride } What = Kind::Unroll;
   std::string Knob;                ///< "R3_RW_UNROLL_L12", "R3_RW_RESTRICT"
   std::vector<std::string> Values; ///< "0" (as written) first
   std::string Describe;            ///< "loop at line 12", for messages
@@ -54,11 +65,24 @@ struct RewriteSite {
     bool Const = false;
   };
   std::vector<Param> Params;
+  /// GridStride: whole lines [Begin, End) of the text replaced, per value
+  /// other than "0", by Alternatives[value] (each ending in a newline); an
+  /// empty range inserts the alternatives.
+  struct Edit {
+    size_t Begin = 0, End = 0;
+    std::map<std::string, std::string> Alternatives;
+  };
+  std::vector<Edit> Edits;
 };
+
+/// The knob of the grid-stride transformation, and the elements a thread
+/// takes each pass under its value (0: as written, not grid-stride).
+inline constexpr const char *GridStrideKnob = "R3_RW_GRIDSTRIDE";
+unsigned gridStrideElements(const std::string &Value);
 
 /// The transformations offered for one kernel of one file.
 struct RewriteModel {
-  std::string Kernel;    ///< base name, as the definition spells it
+  std::string Kernel;       ///< base name, as the definition spells it
   size_t DeclLineStart = 0; ///< the line where the definition starts
   std::vector<RewriteSite> Sites;
   /// CUDA: a loop of the kernel reads gridDim (a grid-stride loop), so any

@@ -47,9 +47,9 @@ ParamFact pointer(size_t Region, bool Written) {
 
 /// Writes Text to a file named like Like (same extension) in a temp folder.
 std::string writeTemp(const std::string &Text, const std::string &Like) {
-  std::string Dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR")
-                                                      : "/tmp") +
-                    "/r3-rewrite-test-" + std::to_string(::getpid());
+  std::string Dir =
+      std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+      "/r3-rewrite-test-" + std::to_string(::getpid());
   std::string Mk = "mkdir -p " + Dir;
   REQUIRE(std::system(Mk.c_str()) == 0);
   std::string Path = Dir + "/" + Like.substr(Like.rfind('/') + 1);
@@ -75,8 +75,7 @@ TEST_CASE("rewrite sites of a CUDA kernel", "[rewrite]") {
   // the one with a variable trip count has no full unroll.
   const RewriteSite *L7 = site(*M, "R3_RW_UNROLL_L7");
   REQUIRE(L7);
-  CHECK(L7->Values ==
-        std::vector<std::string>{"0", "1", "2", "4", "8", "-1"});
+  CHECK(L7->Values == std::vector<std::string>{"0", "1", "2", "4", "8", "-1"});
   CHECK(site(*M, "R3_RW_UNROLL_L10") == nullptr);
   const RewriteSite *L12 = site(*M, "R3_RW_UNROLL_L12");
   REQUIRE(L12);
@@ -108,8 +107,8 @@ TEST_CASE("rewrite sites of a CUDA kernel", "[rewrite]") {
         REQUIRE(Clang);
         INFO(Clang->Output);
         CHECK(Clang->succeeded());
-        std::vector<std::string> Nvcc = {"nvcc", "-cubin", "-arch=sm_90", "-o",
-                                         Path + ".cubin", Path};
+        std::vector<std::string> Nvcc = {"nvcc", "-cubin",        "-arch=sm_90",
+                                         "-o",   Path + ".cubin", Path};
         Nvcc.insert(Nvcc.end(), D.begin(), D.end());
         auto N = runCapturing(Nvcc);
         REQUIRE(N);
@@ -175,6 +174,111 @@ TEST_CASE("a pointer copied or written is not const", "[rewrite]") {
   CHECK(M->Sites.size() == 1);
 }
 
+TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
+  ::setenv("R3_SHARE_DIR", R3_TEST_SHARE, 0);
+  std::string File = input("rewrite-gridstride.cu");
+  std::string T = text(File);
+  auto model = [&](const std::string &Kernel) {
+    auto M = rewritesOf(cudaSyntaxArgv(File, {}, 9, 0), File, T, Kernel, {});
+    REQUIRE(M);
+    return *M;
+  };
+  RewriteModel Saxpy = model("saxpy"), Window = model("window");
+  for (const RewriteModel *M : {&Saxpy, &Window}) {
+    const RewriteSite *G = site(*M, GridStrideKnob);
+    REQUIRE(G);
+    CHECK(G->Values == std::vector<std::string>{"0", "1", "2", "4"});
+    CHECK_FALSE(M->GridStride); // as written, one element per thread
+  }
+  CHECK(site(Saxpy, GridStrideKnob)->Describe.find("(i, line 5)") !=
+        std::string::npos);
+  CHECK(site(Window, "R3_RW_UNROLL_L17")); // the loop of the rest, too
+  // Shapes the loop would change the meaning of, or that stride already.
+  for (const char *K :
+       {"barrier", "bump", "after", "plane", "strided", "shrink"}) {
+    INFO(K);
+    CHECK(site(model(K), GridStrideKnob) == nullptr);
+  }
+  CHECK(model("strided").GridStride);
+
+  // Both kernels' sites in one text, as a file with two tuned kernels is
+  // not: each model instruments the text alone.
+  for (const RewriteModel *M : {&Saxpy, &Window}) {
+    std::string I = instrument(T, *M);
+    CHECK(resolve(I, {}) == T);
+    std::string Path = writeTemp(I, File);
+    for (const char *V : {"0", "1", "2", "4"}) {
+      std::vector<std::string> D = {std::string("-DR3_RW_GRIDSTRIDE=") + V,
+                                    "-DR3_RW_UNROLL_L17=4"};
+      auto Clang = runCapturing([&] {
+        auto A = cudaSyntaxArgv(Path, D, 9, 0);
+        A.push_back("-fsyntax-only");
+        return A;
+      }());
+      REQUIRE(Clang);
+      INFO(M->Kernel << " " << V << "\n" << Clang->Output);
+      CHECK(Clang->succeeded());
+      std::vector<std::string> Nvcc = {"nvcc", "-cubin",        "-arch=sm_90",
+                                       "-o",   Path + ".cubin", Path};
+      Nvcc.insert(Nvcc.end(), D.begin(), D.end());
+      auto N = runCapturing(Nvcc);
+      REQUIRE(N);
+      INFO(N->Output);
+      CHECK(N->succeeded());
+    }
+  }
+
+  SECTION("resolved to plain source") {
+    std::string One = resolve(instrument(T, Saxpy), {{GridStrideKnob, "1"}});
+    CHECK(One.find("  for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                   "(i < n); i += gridDim.x * blockDim.x) {\n"
+                   "    y[i] = a * x[i] + y[i];\n  }\n}") != std::string::npos);
+    CHECK(One.find("R3_RW") == std::string::npos);
+    std::string Two = resolve(instrument(T, Window), {{GridStrideKnob, "2"}});
+    CHECK(Two.find("  for (unsigned int r3_pass = (unsigned int)blockIdx.x * "
+                   "blockDim.x * 2; r3_pass < (n); r3_pass += gridDim.x * "
+                   "blockDim.x * 2)\n#pragma unroll\n") != std::string::npos);
+    CHECK(Two.find("    if (!(i >= n)) {\n  float s = 0;") !=
+          std::string::npos);
+    CHECK(Two.find("  out[i] = s * scale;\n  }\n}") != std::string::npos);
+  }
+
+  SECTION("every value computes the same on any grid") {
+    // The kernels run on an emulated grid on the host: the recorded grid
+    // (8 blocks of 128 cover the 1000 elements), a grid that is too small
+    // for one element per thread, a coarsened grid, and one block.
+    std::string Harness = input("rewrite-gridstride-host.cpp");
+    auto run = [&](const std::string &Source, const char *Kernel,
+                   const char *Grid) {
+      std::string Path = writeTemp(Source, "resolved.cu");
+      std::string Exe = Path + ".exe";
+      auto B = runCapturing({hostClang(), "-x", "c++", "-O1", "-w",
+                             "-DR3_KERNEL_FILE=\"" + Path + "\"", Harness, "-o",
+                             Exe});
+      REQUIRE(B);
+      INFO(B->Output);
+      REQUIRE(B->succeeded());
+      auto R = runCapturing({Exe, Kernel, Grid, "128"});
+      REQUIRE(R);
+      REQUIRE(R->succeeded());
+      return R->Output;
+    };
+    for (const auto &[M, Kernel] :
+         {std::pair<const RewriteModel *, const char *>{&Saxpy, "saxpy"},
+          {&Window, "window"}}) {
+      std::string I = instrument(T, *M);
+      std::string Want = run(resolve(I, {}), Kernel, "8");
+      CHECK(std::count(Want.begin(), Want.end(), '\n') == 1000);
+      CHECK(run(resolve(I, {}), Kernel, "3") != Want); // as written: no
+      for (const char *V : {"1", "2", "4"})
+        for (const char *Grid : {"8", "3", "4", "1"}) {
+          INFO(Kernel << " R3_RW_GRIDSTRIDE=" << V << " grid " << Grid);
+          CHECK(run(resolve(I, {{GridStrideKnob, V}}), Kernel, Grid) == Want);
+        }
+    }
+  }
+}
+
 TEST_CASE("a kernel the file does not define", "[rewrite]") {
   ::setenv("R3_SHARE_DIR", R3_TEST_SHARE, 0);
   std::string File = input("rewrite-kernels.cu");
@@ -191,9 +295,9 @@ TEST_CASE("rewrite sites of a host kernel", "[rewrite]") {
   std::string T = text(File);
   auto Argv = hostSyntaxArgv(File, {});
   REQUIRE(Argv);
-  auto M = rewritesOf(*Argv, File, T, "saxpy",
-                      {ParamFact{}, ParamFact{}, pointer(0, false),
-                       pointer(1, true)});
+  auto M = rewritesOf(
+      *Argv, File, T, "saxpy",
+      {ParamFact{}, ParamFact{}, pointer(0, false), pointer(1, true)});
   REQUIRE(M);
   REQUIRE(site(*M, "R3_RW_UNROLL_L2"));
   const RewriteSite *R = site(*M, "R3_RW_RESTRICT");

@@ -1,0 +1,71 @@
+// Kernels for RewriteTest's grid-stride rewrite: two that take one element
+// per thread (a guarded body, and an early return followed by the rest,
+// with a loop of its own), and shapes the rewrite must leave alone.
+__global__ void saxpy(int n, float a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = a * x[i] + y[i];
+  }
+}
+
+__global__ void window(const float *in, float *out, unsigned n) {
+  float scale = 0.25f;
+  const unsigned i = threadIdx.x + blockIdx.x * blockDim.x;
+  if (i >= n)
+    return;
+  float s = 0;
+  for (int j = 0; j < 4; ++j)
+    s += in[(i + j) % n];
+  out[i] = s * scale;
+}
+
+// A barrier in the body: threads of a block would leave the loop apart.
+__global__ void barrier(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    p[i] += 1;
+    __syncthreads();
+  }
+}
+
+// The index written in the body.
+__global__ void bump(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    p[i] = 1;
+    i += 1;
+  }
+}
+
+// Work after the guarded statement.
+__global__ void after(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    p[i] = 1;
+  p[0] = 2;
+}
+
+// Two dimensions guarded together.
+__global__ void plane(float *p, int nx, int ny) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= nx || y >= ny)
+    return;
+  p[y * nx + x] = 1;
+}
+
+// Strides over its grid already.
+__global__ void strided(float *p, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += gridDim.x * blockDim.x)
+    p[i] = 1;
+}
+
+// A bound that changes in the body.
+__global__ void shrink(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    p[i] = 1;
+    n--;
+  }
+}
