@@ -43,7 +43,7 @@ Region bestRegion(const Space &S,
     }
     unsigned Same = 0;
     for (unsigned I = 0; I < Top; ++I)
-      Same += Good[Order[I]].second.Values[J] == Best.Values[J];
+      Same += sameValue(Good[Order[I]].second.Values[J], Best.Values[J]);
     Kept[J] = Same >= Agree * Top;
   }
   // A point's part of the region, if any: one parameter moved, or only
@@ -52,9 +52,11 @@ Region bestRegion(const Space &S,
   auto Part = [&](const Point &P) -> std::vector<Point> * {
     unsigned Moved = 0, MovedKept = 0;
     for (size_t J = 0; J < NP; ++J)
-      if (P.Values[J] != Best.Values[J]) {
+      if (!sameValue(P.Values[J], Best.Values[J])) {
         ++Moved;
         MovedKept += Kept[J];
+        if (Moved > 1 && MovedKept > 0)
+          return nullptr; // neither one move nor only free parameters
       }
     if (Moved == 1)
       return &Out.Moves;
@@ -90,7 +92,7 @@ Region bestRegion(const Space &S,
       bool SequenceEdit = false;
       for (size_t J = 0; J < NP; ++J)
         SequenceEdit |= S.Params[J].Kind == ParamKind::Sequence &&
-                        P.Values[J] != Best.Values[J];
+                        !sameValue(P.Values[J], Best.Values[J]);
       if (SequenceEdit)
         Add(std::move(P));
     }
@@ -111,8 +113,7 @@ Region bestRegion(const Space &S,
           P.Values[Free[F]] = {Digit[F]};
         Add(std::move(P));
         size_t F = 0;
-        while (F < Free.size() &&
-               ++Digit[F] == S.Params[Free[F]].Values.size())
+        while (F < Free.size() && ++Digit[F] == S.Params[Free[F]].Values.size())
           Digit[F++] = 0;
         if (F == Free.size())
           break;
@@ -149,7 +150,7 @@ const Point &bestOf(std::span<const std::pair<double, Point>> Good) {
 unsigned distance(const Point &P, const Point &Q) {
   unsigned Moved = 0;
   for (size_t J = 0; J < Q.Values.size(); ++J)
-    Moved += P.Values[J] != Q.Values[J];
+    Moved += !sameValue(P.Values[J], Q.Values[J]);
   return Moved;
 }
 

@@ -7,9 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
-#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +44,16 @@ struct Point {
   friend bool operator==(const Point &, const Point &) = default;
   friend auto operator<=>(const Point &, const Point &) = default;
 };
+
+/// Whether two values of one parameter are equal: a single value (every
+/// parameter but a sequence) compared in place, without a call (a scan of
+/// a cache's points compares tens of thousands of them a proposal).
+inline bool sameValue(const std::vector<uint32_t> &A,
+                      const std::vector<uint32_t> &B) {
+  if (A.size() != B.size())
+    return false;
+  return A.size() == 1 ? A[0] == B[0] : A == B;
+}
 
 struct PointHash {
   size_t operator()(const Point &P) const;
