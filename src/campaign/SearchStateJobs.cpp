@@ -10,6 +10,7 @@
 #include "capture/KernelLookup.h"
 #include "compile/CompileCommands.h"
 #include "compile/Rewrite.h"
+#include "replay/LaunchRule.h"
 #include "support/Machine.h"
 #include "support/StringUtil.h"
 
@@ -130,10 +131,7 @@ WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
         (W.Block || K.Launches.size() == 1)) {
       if (!W.Block)
         W.Block = K.RecordedBlock;
-      W.GridRule = "x=ceil(rec_grid_x * rec_block_x / (block_x * " +
-                   std::to_string(Per) +
-                   "));y=ceil(rec_grid_y * rec_block_y / block_y);"
-                   "z=ceil(rec_grid_z * rec_block_z / block_z)";
+      W.GridRule = coarsenedGridRule(Per);
     }
   }
   if (V.Recorded)

@@ -173,6 +173,12 @@ std::string trim(const std::string &S) {
 }
 } // namespace
 
+std::string coarsenedGridRule(unsigned Per) {
+  return "x=ceil(rec_grid_x * rec_block_x / (block_x * " + std::to_string(Per) +
+         "));y=ceil(rec_grid_y * rec_block_y / block_y);"
+         "z=ceil(rec_grid_z * rec_block_z / block_z)";
+}
+
 Expected<GridRule> parseGridRule(const std::string &Text) {
   GridRule R;
   R.Text = Text;
@@ -268,10 +274,10 @@ Expected<Dim3> applyGridRule(const GridRule &Rule, const LaunchValues &V) {
     R3_TRY(moveInto(Eval(Rule.Exprs[D], Vars).run(), X));
     double Max = D == 0 ? 2147483647.0 : 65535.0;
     if (!(X >= 1 && X <= Max) || X != std::floor(X))
-      return makeError("grid rule: grid ", Axes[D], " = ", Rule.Exprs[D],
-                       " gives ", formatNumber(X), "; expected an integer from 1 to ",
-                       static_cast<uint64_t>(Max),
-                       " (round up with ceil(...))");
+      return makeError(
+          "grid rule: grid ", Axes[D], " = ", Rule.Exprs[D], " gives ",
+          formatNumber(X), "; expected an integer from 1 to ",
+          static_cast<uint64_t>(Max), " (round up with ceil(...))");
     G[D] = static_cast<uint32_t>(X);
   }
   return G;

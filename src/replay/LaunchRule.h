@@ -30,6 +30,10 @@ struct GridRule {
   std::vector<std::string> Exprs; ///< x, y, z; empty: recorded
 };
 
+/// The rule of a coarsened kernel, each of whose threads takes Per
+/// elements in x: keep-threads, with x's threads divided by Per.
+std::string coarsenedGridRule(unsigned Per);
+
 /// Parses a rule; an error names the place in Text that is wrong.
 Expected<GridRule> parseGridRule(const std::string &Text);
 

@@ -63,6 +63,15 @@ TEST_CASE("keep-threads keeps each dimension's threads, rounding up") {
   CHECK(apply("keep-grid", {64, 4, 1}, L) == Dim3{32, 24, 1});
 }
 
+TEST_CASE("a coarsened kernel's rule divides x's threads by its factor") {
+  LaunchInfo L = launchWith(500, 7); // 32x24 blocks of 16x16
+  CHECK(apply(coarsenedGridRule(2), {16, 16, 1}, L) == Dim3{16, 24, 1});
+  CHECK(apply(coarsenedGridRule(4), {16, 16, 1}, L) == Dim3{8, 24, 1});
+  CHECK(apply(coarsenedGridRule(4), {24, 8, 1}, L) == Dim3{6, 48, 1});
+  CHECK(apply(coarsenedGridRule(1), {32, 8, 1}, L) ==
+        apply("keep-threads", {32, 8, 1}, L));
+}
+
 TEST_CASE("grid expressions see the new block, the recorded launch and the "
           "scalar parameters") {
   LaunchInfo L = launchWith(500, 7);
@@ -93,8 +102,8 @@ TEST_CASE("bad grid rules say where and what") {
   CHECK(contains(applyError("y=70000", {128, 1, 1}), "from 1 to 65535"));
   // Once an uncaught std::out_of_range from std::stod that killed r3 (the
   // fuzz smoke found it).
-  std::string Huge = applyError("x=max(1, " + std::string(400, '1') + ")",
-                                {128, 1, 1});
+  std::string Huge =
+      applyError("x=max(1, " + std::string(400, '1') + ")", {128, 1, 1});
   CAPTURE(Huge);
   CHECK(contains(Huge, "column 8: number out of range, got '1111"));
 }
