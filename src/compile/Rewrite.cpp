@@ -316,6 +316,8 @@ bool plainBound(const Node &E, std::set<std::string> &Ids) {
       Ok &= Arith.count(N.J->value("opcode", "")) > 0;
     } else if (N.Kind == "UnaryOperator") {
       Ok &= N.J->value("opcode", "") == "-";
+    } else if (N.Kind == "MemberExpr") {
+      Ok &= !N.J->value("isArrow", false); // a field of a struct by value
     } else if (N.Kind != "IntegerLiteral" && N.Kind != "ImplicitCastExpr" &&
                N.Kind != "ParenExpr" && N.Kind != "CStyleCastExpr" &&
                N.Kind != "ConstantExpr") {
@@ -350,9 +352,15 @@ bool loopableBody(const std::vector<const Node *> &Body,
       if (D.value("kind", "") == "FunctionDecl" &&
           std::regex_search(Name, Together))
         Ok = false;
+      if (!Fixed.count(D.value("id", "")))
+        return;
+      // Read as a value, or a field of it read (in.n of a struct passed
+      // by value), or the whole of it copied; anything else may write it.
       const Node *Child = nullptr;
-      if (Fixed.count(D.value("id", "")) &&
-          !isRvalueRead(parentExpr(&N, &Child)))
+      const Node *Up = parentExpr(&N, &Child);
+      while (Up && Up->Kind == "MemberExpr" && !Up->J->value("isArrow", false))
+        Up = parentExpr(Up, &Child);
+      if (!isRvalueRead(Up) && !(Up && Up->Kind == "CXXConstructExpr"))
         Ok = false; // written, or its address taken
     });
   return Ok;

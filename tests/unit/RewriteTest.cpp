@@ -184,7 +184,8 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
     return *M;
   };
   RewriteModel Saxpy = model("saxpy"), Window = model("window");
-  for (const RewriteModel *M : {&Saxpy, &Window}) {
+  RewriteModel Lookup = model("lookup");
+  for (const RewriteModel *M : {&Saxpy, &Window, &Lookup}) {
     const RewriteSite *G = site(*M, GridStrideKnob);
     REQUIRE(G);
     CHECK(G->Values == std::vector<std::string>{"0", "1", "2", "4"});
@@ -195,7 +196,7 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
   CHECK(site(Window, "R3_RW_UNROLL_L17")); // the loop of the rest, too
   // Shapes the loop would change the meaning of, or that stride already.
   for (const char *K :
-       {"barrier", "bump", "after", "plane", "strided", "shrink"}) {
+       {"barrier", "bump", "after", "plane", "strided", "shrink", "remote"}) {
     INFO(K);
     CHECK(site(model(K), GridStrideKnob) == nullptr);
   }
@@ -203,7 +204,7 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
 
   // Both kernels' sites in one text, as a file with two tuned kernels is
   // not: each model instruments the text alone.
-  for (const RewriteModel *M : {&Saxpy, &Window}) {
+  for (const RewriteModel *M : {&Saxpy, &Window, &Lookup}) {
     std::string I = instrument(T, *M);
     CHECK(resolve(I, {}) == T);
     std::string Path = writeTemp(I, File);

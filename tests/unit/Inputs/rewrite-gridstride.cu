@@ -69,3 +69,24 @@ __global__ void shrink(float *p, int n) {
     n--;
   }
 }
+
+// A bound in a struct passed by value, as XSBench's lookups are.
+struct Inputs {
+  int lookups;
+  int scale;
+};
+__global__ void lookup(Inputs in, float *out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i >= in.lookups)
+    return;
+  out[i] = float(in.scale) * i;
+}
+
+// A bound read through a pointer, which the body could write.
+__global__ void remote(const Inputs *in, float *out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= in->lookups)
+    return;
+  out[i] = 1;
+}
