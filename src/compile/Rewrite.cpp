@@ -328,20 +328,42 @@ bool plainBound(const Node &E, std::set<std::string> &Ids) {
 }
 
 /// Whether the statements Body may run as the body of a loop over the
-/// elements: no way out of the loop, no barrier, warp collective, shared
-/// memory or inline assembly, and the variables Fixed only read.
+/// elements: no barrier, warp collective, shared memory or inline
+/// assembly, no way out of the loop but a `return;` of the body's own
+/// level (not inside a loop or switch of it), which the loop turns into
+/// `continue;` (Returns gets them), and the variables Fixed only read.
 bool loopableBody(const std::vector<const Node *> &Body,
-                  const std::set<std::string> &Fixed) {
+                  const std::set<std::string> &Fixed,
+                  std::vector<const Node *> &Returns) {
   static const std::regex Together(
       "sync|shfl|ballot|^__any|^__all|activemask|^__match|^__reduce|"
       "barrier|this_thread_block|this_grid|tiled_partition");
   bool Ok = true;
+  auto ownReturn = [&](const Node &R) {
+    if (!R.Kids.empty())
+      return false; // a value: not a kernel's return
+    for (const Node *Up = R.Parent; Up; Up = Up->Parent) {
+      if (isLoop(Up->Kind) || Up->Kind == "SwitchStmt" ||
+          Up->Kind == "LambdaExpr")
+        return false;
+      if (std::find(Body.begin(), Body.end(), Up) != Body.end())
+        return true;
+    }
+    return std::find(Body.begin(), Body.end(), &R) != Body.end();
+  };
   for (const Node *B : Body)
     visit(*B, [&](const Node &N) {
-      if (N.Kind == "ReturnStmt" || N.Kind == "GotoStmt" ||
-          N.Kind == "IndirectGotoStmt" || N.Kind == "LabelStmt" ||
-          N.Kind == "GCCAsmStmt" || N.Kind == "MSAsmStmt" ||
-          N.Kind == "CUDASharedAttr") {
+      if (N.Kind == "ReturnStmt") {
+        if (ownReturn(N))
+          Returns.push_back(&N);
+        else
+          Ok = false;
+        return;
+      }
+      if (N.Kind == "GotoStmt" || N.Kind == "IndirectGotoStmt" ||
+          N.Kind == "LabelStmt" || N.Kind == "GCCAsmStmt" ||
+          N.Kind == "MSAsmStmt" || N.Kind == "CUDASharedAttr" ||
+          N.Kind == "LambdaExpr") {
         Ok = false;
         return;
       }
@@ -462,7 +484,8 @@ std::optional<RewriteSite> gridStrideSite(const Node &F,
       Loop.push_back(&Then);
     for (size_t I = D + 2; I < Body.Kids.size(); ++I)
       Loop.push_back(&Body.Kids[I]);
-    if (!loopableBody(Loop, Fixed))
+    std::vector<const Node *> Exits;
+    if (!loopableBody(Loop, Fixed, Exits))
       continue;
 
     // Where the text goes: whole lines from the index's declaration to the
@@ -543,6 +566,37 @@ std::optional<RewriteSite> gridStrideSite(const Node &F,
           " = r3_pass + threadIdx.x; r3_k < " + K + "; ++r3_k, " + Iv +
           " += blockDim.x)\n" + Indent + "    if (" + Keep + ")" + Open;
     S.Edits.push_back(std::move(Head));
+    // Each return of the body's own level becomes the loop's continue: its
+    // line, with the one word changed.
+    std::set<size_t> ReturnLines;
+    bool Plain = true;
+    for (const Node *R : Exits) {
+      if (!R->BeginPlain || !R->Begin ||
+          Text.compare(*R->Begin, 6, "return") != 0) {
+        Plain = false;
+        break;
+      }
+      size_t From = lineStart(Text, *R->Begin), To = pastLine(Text, *R->Begin);
+      std::string Line = Text.substr(
+          From, To == std::string::npos ? std::string::npos : To - From);
+      size_t First = Line.find_first_not_of(" \t");
+      if (To == std::string::npos || !ReturnLines.insert(From).second ||
+          (First != std::string::npos && Line[First] == '#') ||
+          Line.find('\\') != std::string::npos) {
+        Plain = false;
+        break;
+      }
+      RewriteSite::Edit E;
+      E.Begin = From;
+      E.End = To;
+      std::string Continue = Line;
+      Continue.replace(*R->Begin - From, 6, "continue");
+      for (const char *K : {"1", "2", "4"})
+        E.Alternatives[K] = Continue;
+      S.Edits.push_back(std::move(E));
+    }
+    if (!Plain)
+      continue;
     if (!Guard) {
       RewriteSite::Edit Tail;
       Tail.Begin = Tail.End = Close;
@@ -634,11 +688,10 @@ Expected<RewriteModel> findRewrites(const std::string &AstJson,
   // and no loop hint lies in the lines it replaces.
   if (!M.GridStride)
     if (std::optional<RewriteSite> G = gridStrideSite(*F, Text)) {
-      bool Clear = std::none_of(M.Sites.begin(), M.Sites.end(),
-                                [&](const RewriteSite &U) {
-                                  return U.LineStart > G->Edits[0].Begin &&
-                                         U.LineStart < G->Edits[0].End;
-                                });
+      bool Clear = true;
+      for (const RewriteSite &U : M.Sites)
+        for (const RewriteSite::Edit &E : G->Edits)
+          Clear &= !(U.LineStart > E.Begin && U.LineStart < E.End);
       if (Clear)
         M.Sites.push_back(std::move(*G));
     }

@@ -184,8 +184,8 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
     return *M;
   };
   RewriteModel Saxpy = model("saxpy"), Window = model("window");
-  RewriteModel Lookup = model("lookup");
-  for (const RewriteModel *M : {&Saxpy, &Window, &Lookup}) {
+  RewriteModel Lookup = model("lookup"), Select = model("select");
+  for (const RewriteModel *M : {&Saxpy, &Window, &Lookup, &Select}) {
     const RewriteSite *G = site(*M, GridStrideKnob);
     REQUIRE(G);
     CHECK(G->Values == std::vector<std::string>{"0", "1", "2", "4"});
@@ -195,8 +195,8 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
         std::string::npos);
   CHECK(site(Window, "R3_RW_UNROLL_L17")); // the loop of the rest, too
   // Shapes the loop would change the meaning of, or that stride already.
-  for (const char *K :
-       {"barrier", "bump", "after", "plane", "strided", "shrink", "remote"}) {
+  for (const char *K : {"barrier", "bump", "after", "plane", "strided",
+                        "shrink", "remote", "inner"}) {
     INFO(K);
     CHECK(site(model(K), GridStrideKnob) == nullptr);
   }
@@ -204,7 +204,7 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
 
   // Both kernels' sites in one text, as a file with two tuned kernels is
   // not: each model instruments the text alone.
-  for (const RewriteModel *M : {&Saxpy, &Window, &Lookup}) {
+  for (const RewriteModel *M : {&Saxpy, &Window, &Lookup, &Select}) {
     std::string I = instrument(T, *M);
     CHECK(resolve(I, {}) == T);
     std::string Path = writeTemp(I, File);
@@ -242,6 +242,10 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
     CHECK(Two.find("    if (!(i >= n)) {\n  float s = 0;") !=
           std::string::npos);
     CHECK(Two.find("  out[i] = s * scale;\n  }\n}") != std::string::npos);
+    std::string Sel = resolve(instrument(T, Select), {{GridStrideKnob, "4"}});
+    CHECK(Sel.find("  if (mat[i] != m)\n    continue;\n  if (mat[i] < 0) "
+                   "continue;\n  out[i] = 2.0f * i;\n  }\n}") !=
+          std::string::npos);
   }
 
   SECTION("every value computes the same on any grid") {
@@ -266,7 +270,8 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
     };
     for (const auto &[M, Kernel] :
          {std::pair<const RewriteModel *, const char *>{&Saxpy, "saxpy"},
-          {&Window, "window"}}) {
+          {&Window, "window"},
+          {&Select, "select"}}) {
       std::string I = instrument(T, *M);
       std::string Want = run(resolve(I, {}), Kernel, "8");
       CHECK(std::count(Want.begin(), Want.end(), '\n') == 1000);

@@ -90,3 +90,27 @@ __global__ void remote(const Inputs *in, float *out) {
     return;
   out[i] = 1;
 }
+
+// Returns of the body's own level, as XSBench's kernels for one material
+// have: each becomes the loop's continue.
+__global__ void select(const int *mat, float *out, int n, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  if (mat[i] != m)
+    return;
+  if (mat[i] < 0) return;
+  out[i] = 2.0f * i;
+}
+
+// A return inside a loop of the body would leave that loop, not the
+// element.
+__global__ void inner(const int *mat, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  for (int j = 0; j < 4; ++j)
+    if (mat[j] == i)
+      return;
+  out[i] = 1;
+}
