@@ -159,6 +159,12 @@ SearchState::candidateJob(KernelState &K, VariantState &V,
   // variant of it strides over its grid.
   if (!K.GridStride && !gridStrideOf(K, V))
     S.GridX = S.GridPerSm = 0;
+  // A coarsened variant's grid follows its block (makeJob): the block it
+  // runs with is part of its settings, so that r3 export and r3 run apply
+  // the same launch.
+  if (C.Target == Backend::Cuda && gridStrideOf(K, V) > 1 && !S.Block &&
+      !S.GridX && !S.GridPerSm && K.Launches.size() == 1)
+    S.Block = K.RecordedBlock;
   InFlight F;
   F.Job = makeJob(K, V, S);
   // The application's own code first shows that it is deterministic

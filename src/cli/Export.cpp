@@ -19,6 +19,7 @@
 #include "cli/Diagnostics.h"
 #include "cli/Report.h"
 #include "compile/Rewrite.h"
+#include "replay/LaunchRule.h"
 #ifdef R3_HAVE_CUDA
 #include "cli/ExportCuda.h"
 #endif
@@ -31,9 +32,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <map>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace r3::cli {
@@ -397,7 +398,8 @@ Error addCuda(ExportSet &Out, const BestOf &B, const std::string &Dir) {
   CudaExportInput In;
   In.Capture = B.KSpec->Capture;
   In.KernelName = B.Kernel.Kernel.Name;
-  In.GridRule = B.KSpec->GridRule;
+  const json &Rule = Out.Settings["grid_rule"];
+  In.GridRule = Rule.is_string() ? Rule.get<std::string>() : "";
   In.SourceText = B.Text;
   In.SourceName = B.Text.empty() ? "" : sourceName(B);
   In.Dir = fs::absolute(Dir).lexically_normal().string();
@@ -437,6 +439,17 @@ Expected<ExportSet> exportSet(const BestOf &B, const std::string &History,
       Identity ? json(Identity->ModuleSha256) : json(nullptr);
   Out.Settings["grid_rule"] =
       B.KSpec->GridRule.empty() ? json(nullptr) : json(B.KSpec->GridRule);
+  // A coarsened variant ran with the threads of the recorded launch over
+  // its factor (the campaign's own rule for it), unless its grid was set.
+  const json &Run = Out.Settings["settings"];
+  auto Stride = B.Rewrites.find(GridStrideKnob);
+  unsigned Per =
+      Stride == B.Rewrites.end() ? 0 : gridStrideElements(Stride->second);
+  bool KeepThreads =
+      B.KSpec->GridRule.empty() || B.KSpec->GridRule == "keep-threads";
+  if (Per > 1 && KeepThreads && Run.is_object() && Run.contains("block") &&
+      !Run.contains("grid_x") && !Run.contains("grid_per_sm"))
+    Out.Settings["grid_rule"] = coarsenedGridRule(Per);
   if (B.Spec.Target == Backend::Cuda) {
     Out.Settings["files"] = json::array();
 #ifdef R3_HAVE_CUDA
@@ -501,7 +514,8 @@ void printSet(const ExportSet &S, const ExportPlan &P) {
   for (const auto &[Name, Text] : S.Files)
     std::printf("  %s\n", Name.c_str());
   if (J.contains("replay_command"))
-    std::printf("replay it: %s\n", J["replay_command"].get<std::string>().c_str());
+    std::printf("replay it: %s\n",
+                J["replay_command"].get<std::string>().c_str());
   if (J["recorded"].get<bool>())
     std::printf("  (the best is the recorded code: no source to write)\n");
   else if (!J["source_changed"].get<bool>())
@@ -511,9 +525,8 @@ void printSet(const ExportSet &S, const ExportPlan &P) {
 
 } // namespace
 
-Expected<nlohmann::ordered_json> exportBest(History &H,
-                                            const std::string &Kernel,
-                                            const std::string &Dir) {
+Expected<nlohmann::ordered_json>
+exportBest(History &H, const std::string &Kernel, const std::string &Dir) {
   ExportPlan P{H.path(), Kernel, Dir, /*Force=*/true, false};
   BestOf B;
   R3_TRY(moveInto(loadBest(H, P), B));

@@ -22,11 +22,11 @@
 #include "cli/Report.h"
 #include "compile/host/HostJit.h"
 #include "record/Launcher.h"
-#include "report/EndToEnd.h"
-#include "use/UsePlan.h"
 #include "replay/Verify.h"
+#include "report/EndToEnd.h"
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"
+#include "use/UsePlan.h"
 
 #include <nlohmann/json.hpp>
 
@@ -86,8 +86,7 @@ Expected<RunOptions> parseOptions(const ParsedArgs &A) {
     if (!S)
       return S.takeError().context("--min-speedup");
     if (!(*S > 0))
-      return makeError("--min-speedup needs a positive number, got '", *V,
-                       "'");
+      return makeError("--min-speedup needs a positive number, got '", *V, "'");
     O.MinSpeedup = *S;
   }
   if (auto V = A.value("--verify-launches")) {
@@ -186,6 +185,10 @@ Error cudaCode(const json &S, const std::string &Dir, use::KernelPlan &K) {
       K.Block[I] = I < B.size() ? B[I].get<uint32_t>() : 1;
   }
   K.GridRule = text(S, "grid_rule");
+  if (auto G = number(Run, "grid_x"); G && *G > 0)
+    K.GridX = static_cast<uint32_t>(*G);
+  if (auto G = number(Run, "grid_per_sm"); G && *G > 0)
+    K.GridPerSm = static_cast<uint32_t>(*G);
   if (auto D = number(Run, "dynamic_shared"); D && *D > 0)
     K.DynamicShared = static_cast<int64_t>(*D);
   if (std::string C = text(Run, "cache_preference"); C != "none")

@@ -26,7 +26,6 @@
 // launch's time is the tuned kernel's: a kernel that started before the
 // check was done is the check's run of the original, and is not counted.
 #include "use/InjectUse.h"
-#include "use/UsePlan.h"
 #include "cubin/CubinSymbols.h"
 #include "record/cuda/DeviceMemory.h"
 #include "record/cuda/Driver.h"
@@ -35,6 +34,7 @@
 #include "replay/Verify.h"
 #include "support/FileUtil.h"
 #include "support/Sha256.h"
+#include "use/UsePlan.h"
 
 #include <cupti_activity.h>
 
@@ -426,6 +426,22 @@ void onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
     return refuseOrFail(K, use::Outcome::Failed,
                         "the campaign's grid rule does not apply: " +
                             Shape.error().message());
+  // A kernel that strides over its grid: the grid in x the campaign chose,
+  // per multiprocessor of the device that runs this launch.
+  if (K.Plan->GridX)
+    Shape->first[0] = K.Plan->GridX;
+  if (K.Plan->GridPerSm) {
+    CUdevice Dev = 0;
+    int Sms = 0;
+    if (cuCtxGetDevice(&Dev) != CUDA_SUCCESS ||
+        cuDeviceGetAttribute(&Sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                             Dev) != CUDA_SUCCESS ||
+        Sms <= 0)
+      return refuseOrFail(K, use::Outcome::Failed,
+                          "the device's multiprocessor count, which the "
+                          "campaign's grid_per_sm needs, is not known");
+    Shape->first[0] = K.Plan->GridPerSm * static_cast<uint32_t>(Sms);
+  }
   uint32_t Shared = K.Plan->DynamicShared >= 0
                         ? static_cast<uint32_t>(K.Plan->DynamicShared)
                         : C.SharedBytes;

@@ -1,6 +1,8 @@
 // The plan and report files of `r3 run --use` (UsePlan.h).
 #include "use/UsePlan.h"
 
+#include <cstdint>
+
 #include "support/FileUtil.h"
 #include "support/StringUtil.h"
 
@@ -49,8 +51,9 @@ public:
         continue;
       size_t Space = L.find(' ');
       Key = std::string(L.substr(0, Space));
-      Value = Space == std::string_view::npos ? std::string()
-                                              : std::string(L.substr(Space + 1));
+      Value = Space == std::string_view::npos
+                  ? std::string()
+                  : std::string(L.substr(Space + 1));
       Line = std::string(L);
       return true;
     }
@@ -127,7 +130,13 @@ Error kernelField(Lines &L, KernelPlan &K) {
                static_cast<uint32_t>(V[2])};
   } else if (Key == "grid-rule")
     K.GridRule = L.Value;
-  else if (Key == "dynamic-shared")
+  else if (Key == "grid-x" || Key == "grid-per-sm") {
+    int64_t V;
+    R3_TRY(moveInto(L.signedValue(), V));
+    if (V < 0 || V > INT32_MAX)
+      return L.error("'" + Key + "' must be a count of blocks");
+    (Key == "grid-x" ? K.GridX : K.GridPerSm) = static_cast<uint32_t>(V);
+  } else if (Key == "dynamic-shared")
     R3_TRY(moveInto(L.signedValue(), K.DynamicShared));
   else if (Key == "cache")
     K.CachePreference = L.Value;
@@ -175,6 +184,10 @@ std::string encodePlan(const Plan &P) {
          std::to_string(K.Block[1]) + " " + std::to_string(K.Block[2]) + "\n";
     if (!K.GridRule.empty())
       S += "grid-rule " + oneLine(K.GridRule) + "\n";
+    if (K.GridX)
+      S += "grid-x " + std::to_string(K.GridX) + "\n";
+    if (K.GridPerSm)
+      S += "grid-per-sm " + std::to_string(K.GridPerSm) + "\n";
     S += "dynamic-shared " + std::to_string(K.DynamicShared) + "\n";
     if (!K.CachePreference.empty())
       S += "cache " + oneLine(K.CachePreference) + "\n";
@@ -333,8 +346,8 @@ Error writeReportFile(const std::string &Dir, uint64_t Pid,
                       const std::string &Text) {
   std::string Final = Dir + "/report." + std::to_string(Pid);
   std::string Temporary = Final + ".partial";
-  int Fd = ::open(Temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                  0644);
+  int Fd =
+      ::open(Temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (Fd < 0)
     return errnoError(Temporary);
   size_t Done = 0;

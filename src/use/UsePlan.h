@@ -37,12 +37,16 @@ struct KernelPlan {
   /// The tuned code: a cubin (CUDA) or LLVM bitcode (host) file; empty: the
   /// application's own code, with the plan's other settings.
   std::string Artifact;
-  std::string Pipeline;  ///< host: the new-pass-manager pipeline
-  int CodegenOpt = -1;   ///< host: 0-3; -1: the recorded level
-  int RecordedOpt = 2;   ///< host: the -O level the application used
+  std::string Pipeline;   ///< host: the new-pass-manager pipeline
+  int CodegenOpt = -1;    ///< host: 0-3; -1: the recorded level
+  int RecordedOpt = 2;    ///< host: the -O level the application used
   Dim3 Block = {0, 0, 0}; ///< CUDA: the block; all 0: the application's
   std::string GridRule;   ///< CUDA: LaunchRule.h syntax; empty: keep-threads
-  int64_t DynamicShared = -1; ///< CUDA: bytes; -1: the application's
+  /// CUDA, a kernel that strides over its grid: the grid in x, as blocks
+  /// (grid_x) or blocks per multiprocessor of the launch's device
+  /// (grid_per_sm); 0: the grid the rule gives.
+  uint32_t GridX = 0, GridPerSm = 0;
+  int64_t DynamicShared = -1;  ///< CUDA: bytes; -1: the application's
   std::string CachePreference; ///< CUDA: "shared", "l1", "equal"; "": none
   /// The campaign's tolerance, as Candidate.h's enums (the plan is read by
   /// the build that wrote it).
@@ -84,10 +88,10 @@ const char *outcomeName(Outcome O);
 struct KernelReport {
   std::string Name;
   Outcome What = Outcome::Replaced;
-  uint64_t Launches = 0; ///< launches that ran the tuned code
-  uint64_t Verified = 0; ///< of which checked against the original
+  uint64_t Launches = 0;            ///< launches that ran the tuned code
+  uint64_t Verified = 0;            ///< of which checked against the original
   uint64_t Timed = 0, KernelNs = 0; ///< launches timed, their total time
-  std::string Message;   ///< why refused or failed, what differed
+  std::string Message;              ///< why refused or failed, what differed
 };
 
 struct ProcessReport {

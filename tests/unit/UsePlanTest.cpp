@@ -25,6 +25,7 @@ KernelPlan sampleKernel() {
   K.RecordedOpt = 1;
   K.Block = {128, 2, 1};
   K.GridRule = "x=ceil(arg3 / block_x);y=ceil(n / block_y)";
+  K.GridPerSm = 4;
   K.DynamicShared = 65536;
   K.CachePreference = "l1";
   K.Tolerance = 2;
@@ -68,6 +69,8 @@ TEST_CASE("a plan round-trips every field", "[useplan]") {
   CHECK(K.RecordedOpt == 1);
   CHECK(K.Block == Dim3{128, 2, 1});
   CHECK(K.GridRule == W.GridRule);
+  CHECK(K.GridPerSm == 4);
+  CHECK(K.GridX == 0);
   CHECK(K.DynamicShared == 65536);
   CHECK(K.CachePreference == "l1");
   CHECK(K.Tolerance == 2);
@@ -76,6 +79,12 @@ TEST_CASE("a plan round-trips every field", "[useplan]") {
   CHECK(K.Speedup == W.Speedup); // 17 digits: exact
   CHECK(Back->Kernels[1].Artifact.empty());
   CHECK(Back->Kernels[1].DynamicShared == -1);
+  CHECK(Back->Kernels[1].GridPerSm == 0);
+  Second.GridX = 1056;
+  P.Kernels = {Second};
+  auto GridX = decodePlan(encodePlan(P), "plan");
+  REQUIRE(GridX);
+  CHECK(GridX->Kernels[0].GridX == 1056);
   CHECK(Back->find("spmv") == &Back->Kernels[1]);
   CHECK(Back->find("nothing") == nullptr);
 }
@@ -111,6 +120,8 @@ TEST_CASE("a damaged plan is an error with its place", "[useplan]") {
   CHECK(planError(Head + "kernel k\ncolour red\n") ==
         "plan.txt:3: unknown key 'colour' in a kernel");
   CHECK(planError(Head + "end\n") == "plan.txt:2: 'end' outside a kernel");
+  CHECK(planError(Head + "kernel k\nmodule m\ngrid-per-sm -2\n") ==
+        "plan.txt:4: 'grid-per-sm' must be a count of blocks");
   CHECK(planError(Head + "time-kernels 2\n") ==
         "plan.txt:2: 'time-kernels' is 0 or 1, got '2'");
 }
@@ -145,10 +156,11 @@ TEST_CASE("a report round-trips and is written whole", "[useplan]") {
   CHECK(::access((Path + ".partial").c_str(), F_OK) != 0);
   std::remove(Path.c_str());
   ::rmdir(Dir);
-  auto Bad = decodeReport("r3-use-report 1\nkernel a\noutcome lost\nend\n",
-                          "rep");
+  auto Bad =
+      decodeReport("r3-use-report 1\nkernel a\noutcome lost\nend\n", "rep");
   REQUIRE(!Bad);
   CHECK(Bad.error().message() == "rep:3: unknown outcome 'lost'");
-  CHECK(writeReportFile("/nonexistent-dir", 1, "x").message().find(
-            "/nonexistent-dir/report.1.partial") != std::string::npos);
+  CHECK(writeReportFile("/nonexistent-dir", 1, "x")
+            .message()
+            .find("/nonexistent-dir/report.1.partial") != std::string::npos);
 }

@@ -41,6 +41,12 @@ for _, settings, genome, _, _ in rows:
     (strided if stride(genome) != "0" else plain).add(g)
 print("grids of candidates not grid-stride:", sorted(plain))
 print("grids of grid-stride candidates:", sorted(strided))
+# A coarsened variant at the recorded grid runs with the recorded block,
+# which its grid follows (the block is in its settings, for r3 run).
+coarse = [json.loads(settings or "{}") for _, settings, genome, _, _ in rows
+          if stride(genome) in ("2", "4")]
+print("coarsened at the recorded grid with a block:", sorted(
+    {str(s.get("block")) for s in coarse if not s.get("grid_per_sm")}))
 best = min(rows, key=lambda r: r[4])
 print("best: R3_RW_GRIDSTRIDE=%s grid_per_sm=%s operator=%s" % (
     stride(best[2]), json.loads(best[1] or "{}").get("grid_per_sm", 0),
