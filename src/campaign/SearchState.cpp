@@ -627,8 +627,7 @@ Expected<std::optional<InFlight>> SearchState::requeued() {
   F.Candidate = Q.Row.Id;
   F.Level = Q.Row.Level;
   F.Point = Q.Point;
-  F.Job = makeJob(
-      K, V, Q.Point ? innerSettings(C, *V.Space, *Q.Point) : InnerSettings{});
+  F.Job = makeJob(K, V, settingsOf(K, V, Q.Point));
   return std::optional<InFlight>(std::move(F));
 }
 

@@ -222,6 +222,11 @@ private:
   candidateJob(KernelState &K, VariantState &V, const std::string &Level,
                const std::string &Operator, std::optional<int64_t> Parent,
                std::optional<search::Point> P);
+  /// A candidate's settings: the point's (none: the defaults), as the
+  /// kernel and the variant can run them (the grid only where they stride
+  /// over it; a coarsened variant's block, which its grid follows).
+  InnerSettings settingsOf(const KernelState &K, const VariantState &V,
+                           const std::optional<search::Point> &P) const;
   WorkerJob makeJob(const KernelState &K, const VariantState &V,
                     const InnerSettings &S) const;
   std::string settingsJson(const InnerSettings &S) const;

@@ -94,6 +94,24 @@ unsigned gridStrideOf(const KernelState &K, const VariantState &V) {
   return 0;
 }
 
+InnerSettings
+SearchState::settingsOf(const KernelState &K, const VariantState &V,
+                        const std::optional<search::Point> &P) const {
+  InnerSettings S = P ? innerSettings(C, *V.Space, *P) : InnerSettings{};
+  unsigned Per = gridStrideOf(K, V);
+  // Any other grid would compute something else, unless the kernel or this
+  // variant of it strides over its grid.
+  if (!K.GridStride && !Per)
+    S.GridX = S.GridPerSm = 0;
+  // A coarsened variant's grid follows its block (gridRuleFor): the block
+  // it runs with is part of its settings, so that r3 export and r3 run
+  // apply the same launch.
+  if (C.Target == Backend::Cuda && Per > 1 && !S.Block && !S.GridX &&
+      !S.GridPerSm && K.Launches.size() == 1)
+    S.Block = K.RecordedBlock;
+  return S;
+}
+
 WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
                                const InnerSettings &S) const {
   WorkerJob J;
@@ -122,17 +140,8 @@ WorkerJob SearchState::makeJob(const KernelState &K, const VariantState &V,
     W.GridPerSm = S.GridPerSm;
     if (S.GridX)
       W.Grid = Dim3{S.GridX, K.RecordedGrid[1], K.RecordedGrid[2]};
-    // A coarsened variant takes Per elements a thread each pass: unless the
-    // grid is searched or the user's rule gives it, it launches the threads
-    // of the recorded launch over Per (its loop covers any grid).
-    unsigned Per = gridStrideOf(K, V);
-    bool KeepThreads = W.GridRule.empty() || W.GridRule == "keep-threads";
-    if (Per > 1 && !W.Grid && !W.GridPerSm && KeepThreads &&
-        (W.Block || K.Launches.size() == 1)) {
-      if (!W.Block)
-        W.Block = K.RecordedBlock;
-      W.GridRule = coarsenedGridRule(Per);
-    }
+    W.GridRule = gridRuleFor(K.Spec->GridRule, W.Block ? gridStrideOf(K, V) : 0,
+                             W.Grid || W.GridPerSm);
   }
   if (V.Recorded)
     return J;
@@ -154,17 +163,7 @@ SearchState::candidateJob(KernelState &K, VariantState &V,
                           const std::string &Level, const std::string &Operator,
                           std::optional<int64_t> Parent,
                           std::optional<search::Point> P) {
-  InnerSettings S = P ? innerSettings(C, *V.Space, *P) : InnerSettings{};
-  // Any other grid would compute something else, unless the kernel or this
-  // variant of it strides over its grid.
-  if (!K.GridStride && !gridStrideOf(K, V))
-    S.GridX = S.GridPerSm = 0;
-  // A coarsened variant's grid follows its block (makeJob): the block it
-  // runs with is part of its settings, so that r3 export and r3 run apply
-  // the same launch.
-  if (C.Target == Backend::Cuda && gridStrideOf(K, V) > 1 && !S.Block &&
-      !S.GridX && !S.GridPerSm && K.Launches.size() == 1)
-    S.Block = K.RecordedBlock;
+  InnerSettings S = settingsOf(K, V, P);
   InFlight F;
   F.Job = makeJob(K, V, S);
   // The application's own code first shows that it is deterministic

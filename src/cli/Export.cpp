@@ -437,19 +437,18 @@ Expected<ExportSet> exportSet(const BestOf &B, const std::string &History,
       Identity ? json(Identity->Mangled) : json(nullptr);
   Out.Settings["module_sha256"] =
       Identity ? json(Identity->ModuleSha256) : json(nullptr);
-  Out.Settings["grid_rule"] =
-      B.KSpec->GridRule.empty() ? json(nullptr) : json(B.KSpec->GridRule);
-  // A coarsened variant ran with the threads of the recorded launch over
-  // its factor (the campaign's own rule for it), unless its grid was set.
+  // The rule the best ran with: a coarsened variant's, where its block
+  // gave its grid (SearchState::settingsOf), else the campaign's.
   const json &Run = Out.Settings["settings"];
   auto Stride = B.Rewrites.find(GridStrideKnob);
-  unsigned Per =
-      Stride == B.Rewrites.end() ? 0 : gridStrideElements(Stride->second);
-  bool KeepThreads =
-      B.KSpec->GridRule.empty() || B.KSpec->GridRule == "keep-threads";
-  if (Per > 1 && KeepThreads && Run.is_object() && Run.contains("block") &&
-      !Run.contains("grid_x") && !Run.contains("grid_per_sm"))
-    Out.Settings["grid_rule"] = coarsenedGridRule(Per);
+  bool Block = Run.is_object() && Run.contains("block");
+  std::string Rule = gridRuleFor(
+      B.KSpec->GridRule,
+      Block && Stride != B.Rewrites.end() ? gridStrideElements(Stride->second)
+                                          : 0,
+      Run.is_object() &&
+          (Run.contains("grid_x") || Run.contains("grid_per_sm")));
+  Out.Settings["grid_rule"] = Rule.empty() ? json(nullptr) : json(Rule);
   if (B.Spec.Target == Backend::Cuda) {
     Out.Settings["files"] = json::array();
 #ifdef R3_HAVE_CUDA

@@ -179,6 +179,11 @@ std::string coarsenedGridRule(unsigned Per) {
          "z=ceil(rec_grid_z * rec_block_z / block_z)";
 }
 
+std::string gridRuleFor(const std::string &Rule, unsigned Per, bool GridSet) {
+  bool KeepThreads = Rule.empty() || Rule == "keep-threads";
+  return Per > 1 && !GridSet && KeepThreads ? coarsenedGridRule(Per) : Rule;
+}
+
 Expected<GridRule> parseGridRule(const std::string &Text) {
   GridRule R;
   R.Text = Text;

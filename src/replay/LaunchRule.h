@@ -34,6 +34,12 @@ struct GridRule {
 /// elements in x: keep-threads, with x's threads divided by Per.
 std::string coarsenedGridRule(unsigned Per);
 
+/// The rule a candidate's launches follow: Rule (the kernel's), or for a
+/// variant coarsened by Per > 1 whose grid is not set otherwise
+/// (GridSet: grid_x, grid_per_sm) and whose Rule keeps threads, the
+/// coarsened rule. 0 for Per: not coarsened, or no block to follow.
+std::string gridRuleFor(const std::string &Rule, unsigned Per, bool GridSet);
+
 /// Parses a rule; an error names the place in Text that is wrong.
 Expected<GridRule> parseGridRule(const std::string &Text);
 

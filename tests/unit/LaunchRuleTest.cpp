@@ -70,6 +70,14 @@ TEST_CASE("a coarsened kernel's rule divides x's threads by its factor") {
   CHECK(apply(coarsenedGridRule(4), {24, 8, 1}, L) == Dim3{6, 48, 1});
   CHECK(apply(coarsenedGridRule(1), {32, 8, 1}, L) ==
         apply("keep-threads", {32, 8, 1}, L));
+  // Only where the grid is not set otherwise and the kernel's rule keeps
+  // threads.
+  CHECK(gridRuleFor("", 2, false) == coarsenedGridRule(2));
+  CHECK(gridRuleFor("keep-threads", 4, false) == coarsenedGridRule(4));
+  CHECK(gridRuleFor("", 2, true).empty());
+  CHECK(gridRuleFor("x=ceil(arg1 / block_x)", 2, false) ==
+        "x=ceil(arg1 / block_x)");
+  CHECK(gridRuleFor("keep-grid", 0, false) == "keep-grid");
 }
 
 TEST_CASE("grid expressions see the new block, the recorded launch and the "

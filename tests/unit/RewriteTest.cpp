@@ -57,6 +57,28 @@ std::string writeTemp(const std::string &Text, const std::string &Like) {
   return Path;
 }
 
+#ifdef R3_HAVE_CUDA
+/// Checks that the CUDA file Path compiles with the defines D, with clang
+/// (as r3 reads it) and with nvcc.
+void checkCompiles(const std::string &Path, const std::vector<std::string> &D) {
+  auto Clang = runCapturing([&] {
+    auto A = cudaSyntaxArgv(Path, D, 9, 0);
+    A.push_back("-fsyntax-only");
+    return A;
+  }());
+  REQUIRE(Clang);
+  INFO(Clang->Output);
+  CHECK(Clang->succeeded());
+  std::vector<std::string> Nvcc = {"nvcc", "-cubin",        "-arch=sm_90",
+                                   "-o",   Path + ".cubin", Path};
+  Nvcc.insert(Nvcc.end(), D.begin(), D.end());
+  auto N = runCapturing(Nvcc);
+  REQUIRE(N);
+  INFO(N->Output);
+  CHECK(N->succeeded());
+}
+#endif
+
 } // namespace
 
 #ifdef R3_HAVE_CUDA
@@ -97,23 +119,8 @@ TEST_CASE("rewrite sites of a CUDA kernel", "[rewrite]") {
     std::string Path = writeTemp(I, File);
     for (const char *U : {"0", "1", "4", "-1"})
       for (const char *Rv : {"0", "1", "2"}) {
-        std::vector<std::string> D = {std::string("-DR3_RW_UNROLL_L7=") + U,
-                                      std::string("-DR3_RW_RESTRICT=") + Rv};
-        auto Clang = runCapturing([&] {
-          auto A = cudaSyntaxArgv(Path, D, 9, 0);
-          A.push_back("-fsyntax-only");
-          return A;
-        }());
-        REQUIRE(Clang);
-        INFO(Clang->Output);
-        CHECK(Clang->succeeded());
-        std::vector<std::string> Nvcc = {"nvcc", "-cubin",        "-arch=sm_90",
-                                         "-o",   Path + ".cubin", Path};
-        Nvcc.insert(Nvcc.end(), D.begin(), D.end());
-        auto N = runCapturing(Nvcc);
-        REQUIRE(N);
-        INFO(N->Output);
-        CHECK(N->succeeded());
+        checkCompiles(Path, {std::string("-DR3_RW_UNROLL_L7=") + U,
+                             std::string("-DR3_RW_RESTRICT=") + Rv});
       }
   }
 
@@ -209,23 +216,9 @@ TEST_CASE("one element per thread as a grid-stride loop", "[rewrite]") {
     CHECK(resolve(I, {}) == T);
     std::string Path = writeTemp(I, File);
     for (const char *V : {"0", "1", "2", "4"}) {
-      std::vector<std::string> D = {std::string("-DR3_RW_GRIDSTRIDE=") + V,
-                                    "-DR3_RW_UNROLL_L17=4"};
-      auto Clang = runCapturing([&] {
-        auto A = cudaSyntaxArgv(Path, D, 9, 0);
-        A.push_back("-fsyntax-only");
-        return A;
-      }());
-      REQUIRE(Clang);
-      INFO(M->Kernel << " " << V << "\n" << Clang->Output);
-      CHECK(Clang->succeeded());
-      std::vector<std::string> Nvcc = {"nvcc", "-cubin",        "-arch=sm_90",
-                                       "-o",   Path + ".cubin", Path};
-      Nvcc.insert(Nvcc.end(), D.begin(), D.end());
-      auto N = runCapturing(Nvcc);
-      REQUIRE(N);
-      INFO(N->Output);
-      CHECK(N->succeeded());
+      INFO(M->Kernel << " " << V);
+      checkCompiles(Path, {std::string("-DR3_RW_GRIDSTRIDE=") + V,
+                           "-DR3_RW_UNROLL_L17=4"});
     }
   }
 
