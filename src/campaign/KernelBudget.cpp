@@ -2,28 +2,27 @@
 #include "campaign/KernelBudget.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace r3 {
 
 namespace {
-/// Evaluations the recent progress is taken over.
-constexpr size_t Window = 8;
-/// The exploration term's scale: what one evaluation of a kernel nobody has
-/// evaluated is expected to take off its time.
+/// The exploration prior: the fraction of its time a kernel's search is
+/// expected to take off, and what it is worth in evaluations.
 constexpr double Explore = 0.25;
+constexpr double PriorWeight = 2;
 } // namespace
 
 double expectedGain(const KernelOutlook &K) {
   const std::vector<double> &R = K.Remaining;
   double Now = R.empty() ? 1 : R.back();
-  size_t N = R.size();
-  size_t W = std::min(N, Window);
-  double Before = N > W ? R[N - W - 1] : 1;
-  double Progress = W ? std::max(0.0, Before - Now) / W : 0;
-  double Seen = static_cast<double>(N + K.InFlight);
-  double Exploration = Explore * Now / (1 + Seen);
-  return K.Share * (Progress + Exploration);
+  double N = static_cast<double>(R.size());
+  // The gains the kernel's candidates spread over, as its search shows.
+  double Seen = std::max(0.0, 1 - Now) / std::max(1.0, std::log(1 + N));
+  double Magnitude = (PriorWeight * Explore + N * Seen) / (PriorWeight + N);
+  double Next = 1 + N + static_cast<double>(K.InFlight);
+  return K.Share * Now * Magnitude / Next;
 }
 
 std::vector<size_t> kernelOrder(const std::vector<KernelOutlook> &Kernels) {

@@ -2,13 +2,17 @@
 // kernel's share of the application's run (`share`, written by `r3 tune
 // --app`): the one where the expected end-to-end gain is largest. A kernel
 // that takes a share s of the run and whose time is now a fraction R of its
-// baseline saves s * dR of the run when an evaluation lowers R by dR. The
-// expected dR of the next evaluation is the kernel's recent progress (the
-// drop in R over its last few evaluations, per evaluation) plus an
-// exploration term that shrinks as the kernel is evaluated, so that a kernel
-// no evaluation has helped for a while yields its budget to the others, and
-// a light kernel is still tried now and then. Without shares, kernels take
-// turns (the campaign's order).
+// baseline saves s * R * d of the run when an evaluation takes a fraction d
+// off its time. A search's next evaluation beats its best of n about once
+// in n + 1 (as random draws do), by an amount the kernel's own search
+// shows: the fraction of its time it took off so far, over the logarithm
+// of its evaluations (the size of the gains its candidates spread over),
+// drawn towards an exploration prior worth two evaluations. So the
+// expected d is that magnitude over n + 1: a kernel whose candidates all
+// land within a percent of its baseline yields its budget to one whose
+// first evaluations took a third off, however their shares compare, and a
+// kernel nobody has evaluated is still tried early. Without shares,
+// kernels take turns (the campaign's order).
 #pragma once
 
 #include <cstddef>

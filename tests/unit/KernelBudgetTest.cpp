@@ -29,6 +29,24 @@ TEST_CASE("a kernel that stopped improving yields to one that improves",
   CHECK(expectedGain(Busy) < expectedGain(Flat));
 }
 
+TEST_CASE("a kernel whose candidates gained little yields to a light one",
+          "[campaign][budget]") {
+  // As on an application of eight kernels: the heaviest (an eighth of the
+  // run) has had ten evaluations, all within 1% of its baseline; a light
+  // one (a fiftieth) has had only its baseline. Launch settings often take
+  // a third off such a kernel: its second evaluation is worth more.
+  KernelOutlook Heavy{
+      0.12, {1, 1, 0.99, 0.99, 0.99, 0.99, 0.99, 0.99, 0.99, 0.99}, 0};
+  KernelOutlook Fresh{0.02, {1}, 0};
+  CHECK(kernelOrder({Heavy, Fresh}) == std::vector<size_t>{1, 0});
+  // A light kernel whose second evaluation took 30% off keeps ahead.
+  KernelOutlook Paid{0.02, {1, 0.7, 0.7}, 0};
+  CHECK(kernelOrder({Heavy, Paid}) == std::vector<size_t>{1, 0});
+  // A heavy kernel still gaining keeps its turn.
+  KernelOutlook Gaining{0.12, {1, 0.9, 0.8, 0.7}, 0};
+  CHECK(kernelOrder({Gaining, Fresh}) == std::vector<size_t>{0, 1});
+}
+
 TEST_CASE("ties keep the campaign's order", "[campaign][budget]") {
   std::vector<KernelOutlook> K(3, KernelOutlook{0.3, {}, 0});
   CHECK(kernelOrder(K) == std::vector<size_t>{0, 1, 2});
