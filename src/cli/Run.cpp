@@ -63,6 +63,7 @@ struct Offer {
   bool Seen = false;
   use::Outcome What = use::Outcome::Replaced;
   uint64_t Launches = 0, Verified = 0, Processes = 0, Timed = 0, KernelNs = 0;
+  Dim3 Grid{}, Block{}; ///< the last tuned launch's (CUDA)
   std::string Message;
 };
 
@@ -416,9 +417,18 @@ void collectReports(const std::string &Dir, std::vector<Offer> &Offers) {
         Of.Verified += K.Verified;
         Of.Timed += K.Timed;
         Of.KernelNs += K.KernelNs;
+        if (K.Grid[0]) {
+          Of.Grid = K.Grid;
+          Of.Block = K.Block;
+        }
         ++Of.Processes;
       }
   }
+}
+
+std::string dimText(const Dim3 &D) {
+  return std::to_string(D[0]) + "x" + std::to_string(D[1]) + "x" +
+         std::to_string(D[2]);
 }
 
 /// Kept: the run was --keep-original, so a matched kernel kept its code.
@@ -437,6 +447,9 @@ std::string outcomeText(const Offer &Of, bool Kept) {
                   Of.KernelNs / 1e6, Of.KernelNs / 1e6 / Of.Timed);
     Launches += Buf;
   }
+  if (Of.Grid[0] && !Kept)
+    Launches += ", the last at grid " + dimText(Of.Grid) + ", block " +
+                dimText(Of.Block);
   switch (Of.What) {
   case use::Outcome::Replaced:
     return (Kept ? "kept its own code, " : "replaced, ") + Launches;
@@ -482,6 +495,10 @@ json offerJson(const Offer &Of, bool Kept) {
   J["timed_launches"] = Of.Timed;
   J["kernel_ms"] = Of.Timed ? json(Of.KernelNs / 1e6) : json(nullptr);
   J["processes"] = Of.Processes;
+  // The last tuned launch's shape (CUDA): where grid_per_sm or the grid
+  // rule set it.
+  J["grid"] = Of.Grid[0] ? json(Of.Grid) : json(nullptr);
+  J["block"] = Of.Grid[0] ? json(Of.Block) : json(nullptr);
   return J;
 }
 

@@ -79,6 +79,7 @@ struct TunedKernel {
   std::string Message;
   std::atomic<uint64_t> Launches{0}, Verified{0};
   uint64_t Timed = 0, KernelNs = 0; ///< under TimedLock
+  Dim3 Grid{}, Block{};             ///< the last tuned launch's
   std::map<CUcontext, Loaded> PerContext;
 };
 
@@ -156,7 +157,7 @@ void reportLocked() {
     if (K->Seen)
       R.Kernels.push_back({K->Plan->Name, K->What, K->Launches.load(),
                            K->Verified.load(), K->Timed, K->KernelNs,
-                           K->Message});
+                           K->Message, K->Grid, K->Block});
   if (Error E = use::writeReportFile(U->ReportDir, R.Pid, use::encodeReport(R)))
     warn("the run report could not be written: " + E.message());
 }
@@ -176,6 +177,7 @@ void atForkChild() {
     K->Verified = 0;
     K->Seen = false;
     K->Timed = K->KernelNs = 0;
+    K->Grid = K->Block = Dim3{};
   }
 }
 
@@ -452,6 +454,8 @@ void onLaunchEnter(CUpti_CallbackId Cbid, const CUpti_CallbackData &Data) {
     Code.MaxDynamicShared = static_cast<int>(Shared);
   }
   uint64_t Ordinal = K.Launches++;
+  K.Grid = Shape->first;
+  K.Block = Shape->second;
   Current = InFlight{&Code, C.Stream, nullptr};
   if (Ordinal < U->Plan.VerifyLaunches) {
     auto Check = beginCheck(K, Ordinal, C, Cbid, Data.functionParams);

@@ -293,6 +293,10 @@ std::string encodeReport(const ProcessReport &R) {
     S += "kernel-ns " + std::to_string(K.KernelNs) + "\n";
     if (!K.Message.empty())
       S += "message " + oneLine(K.Message) + "\n";
+    for (auto [Key, D] : {std::pair{"grid", &K.Grid}, {"block", &K.Block}})
+      if ((*D)[0])
+        S += std::string(Key) + " " + std::to_string((*D)[0]) + " " +
+             std::to_string((*D)[1]) + " " + std::to_string((*D)[2]) + "\n";
     S += "end\n";
   }
   return S;
@@ -333,6 +337,17 @@ Expected<ProcessReport> decodeReport(std::string_view Text,
       R3_TRY(moveInto(L.unsignedValue(), K->KernelNs));
     } else if (K && L.Key == "message") {
       K->Message = L.Value;
+    } else if (K && (L.Key == "grid" || L.Key == "block")) {
+      Dim3 &D = L.Key == "grid" ? K->Grid : K->Block;
+      unsigned long long X = 0, Y = 0, Z = 0;
+      char End = 0;
+      if (std::sscanf(L.Value.c_str(), "%llu %llu %llu %c", &X, &Y, &Z, &End) !=
+              3 ||
+          !X || !Y || !Z || X > UINT32_MAX || Y > UINT32_MAX || Z > UINT32_MAX)
+        return L.error("'" + L.Key + "' takes three positive numbers, got '" +
+                       L.Value + "'");
+      D = {static_cast<uint32_t>(X), static_cast<uint32_t>(Y),
+           static_cast<uint32_t>(Z)};
     } else {
       return L.error("unexpected '" + L.Key + "'");
     }

@@ -92,6 +92,9 @@ struct KernelReport {
   uint64_t Verified = 0;            ///< of which checked against the original
   uint64_t Timed = 0, KernelNs = 0; ///< launches timed, their total time
   std::string Message;              ///< why refused or failed, what differed
+  /// The grid and block of the last launch that ran the tuned code (CUDA;
+  /// zeros: none, or the host backend).
+  Dim3 Grid{}, Block{};
 };
 
 struct ProcessReport {

@@ -129,7 +129,8 @@ TEST_CASE("a damaged plan is an error with its place", "[useplan]") {
 TEST_CASE("a report round-trips and is written whole", "[useplan]") {
   ProcessReport R;
   R.Pid = 4242;
-  R.Kernels.push_back({"a", Outcome::Replaced, 10, 2, 8, 123456, ""});
+  R.Kernels.push_back({"a", Outcome::Replaced, 10, 2, 8, 123456, "",
+                       Dim3{528, 1, 1}, Dim3{256, 1, 1}});
   R.Kernels.push_back(
       {"b", Outcome::VerifyFailed, 1, 0, 0, 0, "launch 0: 3 mismatches"});
   R.Kernels.push_back({"c", Outcome::Refused, 0, 0, 0, 0, "changed\nkernel"});
@@ -148,6 +149,9 @@ TEST_CASE("a report round-trips and is written whole", "[useplan]") {
   CHECK(Back->Kernels[0].Verified == 2);
   CHECK(Back->Kernels[0].Timed == 8);
   CHECK(Back->Kernels[0].KernelNs == 123456);
+  CHECK(Back->Kernels[0].Grid == Dim3{528, 1, 1});
+  CHECK(Back->Kernels[0].Block == Dim3{256, 1, 1});
+  CHECK(Back->Kernels[1].Grid == Dim3{}); // none launched: no shape
   CHECK(Back->Kernels[1].What == Outcome::VerifyFailed);
   CHECK(Back->Kernels[1].Message == "launch 0: 3 mismatches");
   CHECK(Back->Kernels[2].What == Outcome::Refused);
@@ -160,6 +164,11 @@ TEST_CASE("a report round-trips and is written whole", "[useplan]") {
       decodeReport("r3-use-report 1\nkernel a\noutcome lost\nend\n", "rep");
   REQUIRE(!Bad);
   CHECK(Bad.error().message() == "rep:3: unknown outcome 'lost'");
+  auto BadGrid =
+      decodeReport("r3-use-report 1\nkernel a\ngrid 4 0 1\nend\n", "rep");
+  REQUIRE(!BadGrid);
+  CHECK(BadGrid.error().message() ==
+        "rep:3: 'grid' takes three positive numbers, got '4 0 1'");
   CHECK(writeReportFile("/nonexistent-dir", 1, "x")
             .message()
             .find("/nonexistent-dir/report.1.partial") != std::string::npos);
