@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """run-cuda-gridstride.test: the export's grid_per_sm and rewrite knob, and
-whether r3 run launched the tuned kernel at grid_per_sm times the
-multiprocessors the application reports.
+whether r3 run launched the tuned kernel at the grid they give: grid_per_sm
+times the multiprocessors the application reports, or at the recorded
+launch's threads (4194304 in x) over the variant's elements a thread and
+its block.
 usage: check-grid.py SETTINGS.json RUN.json PLAIN.out"""
 import json
 import sys
@@ -18,5 +20,12 @@ kernel = next(k for k in run["kernels"] if k["kernel"].startswith("_Z5shade")
               or k["kernel"] == "shade")
 print("run:", kernel["outcome"], kernel["launches"], "launches,",
       kernel["verified"], "verified")
-print("grid = grid_per_sm x multiprocessors:",
-      kernel["grid"] == [per_sm * sms, 1, 1], kernel["grid"], per_sm, sms)
+block = (settings["settings"].get("block") or [256])[0]
+if per_sm:
+    expected, rule = per_sm * sms, "grid_per_sm x multiprocessors"
+else:
+    factor = int(stride) if stride in ("2", "4") else 1
+    expected = -(-4194304 // factor // block)
+    rule = "the recorded threads over elements a thread and block"
+print("grid as the campaign's settings give it:",
+      kernel["grid"] == [expected, 1, 1], kernel["grid"], rule)
