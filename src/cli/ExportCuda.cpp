@@ -42,8 +42,8 @@ std::string text(const json &S, const char *Key) {
                                                : "";
 }
 
-/// The launch options of a replay: block and grid rule, dynamic shared
-/// memory, cache preference.
+/// The launch options of a replay: block and grid rule, a grid-stride
+/// kernel's grid, dynamic shared memory, cache preference.
 std::vector<std::string> launchWords(const CudaExportInput &In) {
   std::vector<std::string> W;
   const json &S = In.Settings;
@@ -54,6 +54,12 @@ std::vector<std::string> launchWords(const CudaExportInput &In) {
     W.insert(W.end(), {"--block", join(D, ","), "--grid-rule",
                        In.GridRule.empty() ? "keep-threads" : In.GridRule});
   }
+  // A grid-stride kernel's grid (the campaign's grid_x or grid_per_sm).
+  for (auto [Key, Option] : {std::pair{"grid_x", "--grid-x"},
+                             {"grid_per_sm", "--grid-per-sm"}})
+    if (S.contains(Key) && S[Key].is_number_unsigned() &&
+        S[Key].get<uint64_t>() > 0)
+      W.insert(W.end(), {Option, std::to_string(S[Key].get<uint64_t>())});
   if (S.contains("dynamic_shared") && S["dynamic_shared"].is_number() &&
       S["dynamic_shared"].get<uint64_t>() > 0)
     W.insert(W.end(), {"--dynamic-shared",

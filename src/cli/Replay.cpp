@@ -196,7 +196,8 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
 /// Options that mean something only to the CUDA backend, or not yet.
 Error checkHostOptions(const ParsedArgs &A, const std::string &Capture) {
   for (const char *Cuda :
-       {"--block", "--grid-rule", "--max-registers", "--launch-bounds",
+       {"--block", "--grid-rule", "--grid-x", "--grid-per-sm",
+        "--max-registers", "--launch-bounds",
         "--flush-l2", "--toolchain", "--cache-dir", "--fast-math",
         "--dynamic-shared", "--cache-preference", "--check-determinism"})
     if (A.has(Cuda))
@@ -542,6 +543,12 @@ CommandSpec replayCommand() {
        {"--grid-rule", "", Arity::Value, "RULE",
         "how the grid follows --block: keep-threads (default), keep-grid, "
         "or 'x=ceil(arg2 / block_x);y=...'"},
+       {"--grid-x", "", Arity::Value, "N",
+        "launch N blocks in x: for a kernel that strides over its grid "
+        "(CUDA)"},
+       {"--grid-per-sm", "", Arity::Value, "N",
+        "launch N blocks in x per multiprocessor of the GPU: for a kernel "
+        "that strides over its grid (CUDA)"},
        {"--dynamic-shared", "", Arity::Value, "BYTES",
         "launch with this much dynamic shared memory (CUDA)"},
        {"--cache-preference", "", Arity::Value, "none|shared|l1|equal",

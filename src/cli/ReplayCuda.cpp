@@ -37,6 +37,10 @@ struct CudaPlan {
   std::vector<Dim3> Blocks;
   GridRule Rule;
   std::string RuleText; ///< --grid-rule as given; empty: keep-threads
+  /// --grid-x, --grid-per-sm: a grid-stride kernel's grid in x, as blocks
+  /// or as blocks per multiprocessor of the replaying GPU; 0: as the
+  /// recording or the rule give it.
+  uint32_t GridX = 0, GridPerSm = 0;
   /// --source, repeatable for CUDA captures: each is one more variant,
   /// evaluated in the same server; empty: the recorded module.
   std::vector<std::string> Sources;
@@ -68,6 +72,14 @@ Error parseLaunchExtras(const ParsedArgs &A, CudaPlan &C) {
                               {"none", "shared", "l1", "equal"}, "none"),
                   Cache));
   C.Cache = *parseCachePreference(Cache);
+  std::optional<uint32_t> N;
+  R3_TRY(moveInto(boundedOption(A, "--grid-x", 1, 0x7fffffffu), N));
+  C.GridX = N.value_or(0);
+  R3_TRY(moveInto(boundedOption(A, "--grid-per-sm", 1, 1024), N));
+  C.GridPerSm = N.value_or(0);
+  if (C.GridX && C.GridPerSm)
+    return Error::make("options '--grid-x' and '--grid-per-sm' both set the "
+                       "grid in x: give one");
   return Error::success();
 }
 
@@ -258,11 +270,18 @@ Expected<CandidateResult> CudaReplay::evaluate(const std::string *Source,
   if (!S)
     return failedResult(FailureKind::InvalidLaunch, S.takeError().message());
   Shape = *S;
-  if (C.Block) {
+  // A grid-stride kernel's grid in x: as given, or per multiprocessor of
+  // the GPU the replay server runs on (which sets it).
+  if (C.GridX)
+    Shape.first[0] = C.GridX;
+  if (C.Block || C.GridX) {
     Cand.Grid = Shape.first;
     Cand.Block = Shape.second;
   }
-  Extra["grid"] = dimJson(Shape.first);
+  Cand.GridPerSm = C.GridPerSm;
+  Extra["grid"] = C.GridPerSm ? json(nullptr) : dimJson(Shape.first);
+  if (C.GridPerSm)
+    Extra["grid_per_sm"] = C.GridPerSm;
   Extra["block"] = dimJson(Shape.second);
   CandidateResult Res;
   R3_TRY(moveInto(Client.evaluate(Cand), Res));
