@@ -55,8 +55,8 @@ std::vector<std::string> launchWords(const CudaExportInput &In) {
                        In.GridRule.empty() ? "keep-threads" : In.GridRule});
   }
   // A grid-stride kernel's grid (the campaign's grid_x or grid_per_sm).
-  for (auto [Key, Option] : {std::pair{"grid_x", "--grid-x"},
-                             {"grid_per_sm", "--grid-per-sm"}})
+  for (auto [Key, Option] :
+       {std::pair{"grid_x", "--grid-x"}, {"grid_per_sm", "--grid-per-sm"}})
     if (S.contains(Key) && S[Key].is_number_unsigned() &&
         S[Key].get<uint64_t>() > 0)
       W.insert(W.end(), {Option, std::to_string(S[Key].get<uint64_t>())});

@@ -197,9 +197,9 @@ Expected<ReplayPlan> parsePlan(const ParsedArgs &A) {
 Error checkHostOptions(const ParsedArgs &A, const std::string &Capture) {
   for (const char *Cuda :
        {"--block", "--grid-rule", "--grid-x", "--grid-per-sm",
-        "--max-registers", "--launch-bounds",
-        "--flush-l2", "--toolchain", "--cache-dir", "--fast-math",
-        "--dynamic-shared", "--cache-preference", "--check-determinism"})
+        "--max-registers", "--launch-bounds", "--flush-l2", "--toolchain",
+        "--cache-dir", "--fast-math", "--dynamic-shared", "--cache-preference",
+        "--check-determinism"})
     if (A.has(Cuda))
       return makeError("option '", Cuda, "' applies to CUDA captures; ",
                        Capture, " is a host capture");
