@@ -63,9 +63,16 @@ std::string describeEndToEnd(const EndToEnd &E) {
   if (!E.Measured)
     return S + "; not measured yet";
   size_t Pairs = std::min(E.Original.size(), E.Tuned.size());
-  return S + "; measured " + times(*E.Measured) + " (" + times(*E.MeasuredLo) +
-         " to " + times(*E.MeasuredHi) + " over " + std::to_string(Pairs) +
-         " pair" + (Pairs == 1 ? "" : "s") + " of runs)";
+  S += "; measured " + times(*E.Measured) + " (" + times(*E.MeasuredLo) +
+       " to " + times(*E.MeasuredHi) + " over " + std::to_string(Pairs) +
+       " pair" + (Pairs == 1 ? "" : "s") + " of runs)";
+  // Pairs whose ratios range wider than the gain predicted can neither
+  // confirm nor refute it: say so, and what would.
+  if (Pairs >= 2 && *E.MeasuredHi - *E.MeasuredLo > std::fabs(E.Predicted - 1))
+    S += "; the pairs range wider than the predicted gain, so they neither "
+         "confirm nor refute it (more --measure-runs, or a run in which the "
+         "kernels weigh more, would)";
+  return S;
 }
 
 } // namespace r3::report

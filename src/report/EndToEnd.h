@@ -48,7 +48,8 @@ EndToEnd endToEnd(const std::vector<KernelSummary> &Kernels,
                   const std::vector<AppRunRow> &Runs);
 
 /// "predicted 1.12x from 2 kernels taking 35.0% of the run (ceiling 1.54x);
-/// measured 1.10x (1.08x to 1.12x over 3 pairs of runs)".
+/// measured 1.10x (1.08x to 1.12x over 3 pairs of runs)", and a word when
+/// the pairs range wider than the predicted gain.
 std::string describeEndToEnd(const EndToEnd &E);
 
 } // namespace r3::report

@@ -7,6 +7,7 @@
 
 #include "history/History.h"
 #include "replay/Speedup.h"
+#include "report/EndToEnd.h"
 #include "report/Summary.h"
 
 #include <filesystem>
@@ -252,4 +253,31 @@ TEST_CASE("report: summaries from a history whose baselines are only "
   CHECK(S[0].Baseline->Value == Approx(4.0));
   CHECK(S[0].Baseline->Lo == Approx(3.6));
   CHECK(S[0].speedup()->Value == Approx(1.25));
+}
+
+TEST_CASE("report: measured runs that cannot resolve the prediction say so",
+          "[report]") {
+  // As on XSBench: 1.1% of the run, a 1.001x prediction, and three pairs
+  // of runs whose ratios range from 0.90x to 1.03x.
+  report::EndToEnd E;
+  E.Kernels = {{"xs", 0.011, 1.09}};
+  E.Shares = 0.011;
+  E.Predicted = 1.001;
+  E.Ceiling = 1.011;
+  E.Original = {1.10, 0.84, 0.97};
+  E.Tuned = {1.07, 0.94, 1.02};
+  E.Measured = 0.95;
+  E.MeasuredLo = 0.90;
+  E.MeasuredHi = 1.03;
+  std::string Loose = report::describeEndToEnd(E);
+  CHECK(Loose.find("over 3 pairs of runs); the pairs range wider than the "
+                   "predicted gain") != std::string::npos);
+  // Pairs tighter than a 1.2x prediction confirm it: no word.
+  E.Predicted = 1.2;
+  E.Measured = 1.19;
+  E.MeasuredLo = 1.18;
+  E.MeasuredHi = 1.21;
+  std::string Tight = report::describeEndToEnd(E);
+  CHECK(Tight.find("range wider") == std::string::npos);
+  CHECK(Tight.ends_with("over 3 pairs of runs)"));
 }
