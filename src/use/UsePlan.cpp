@@ -7,6 +7,7 @@
 #include "support/StringUtil.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -95,10 +96,31 @@ public:
     return Out;
   }
 
+  /// A grid or block: three whole counts, each at least Least.
+  Expected<Dim3> dim3(uint32_t Least) const {
+    std::vector<double> V;
+    R3_TRY(moveInto(numbers(3), V));
+    Dim3 D;
+    for (size_t I = 0; I < 3; ++I) {
+      if (V[I] != std::floor(V[I]) || V[I] < Least || V[I] > UINT32_MAX)
+        return error("'" + Key + "' takes three " +
+                     (Least ? "positive" : "non-negative") +
+                     " numbers, got '" + Value + "'");
+      D[I] = static_cast<uint32_t>(V[I]);
+    }
+    return D;
+  }
+
   std::string_view Text;
   std::string Where, Key, Value, Line;
   size_t Pos = 0, Number = 0;
 };
+
+/// "KEY X Y Z\n", as Lines::dim3 reads it.
+std::string dimLine(const char *Key, const Dim3 &D) {
+  return std::string(Key) + " " + std::to_string(D[0]) + " " +
+         std::to_string(D[1]) + " " + std::to_string(D[2]) + "\n";
+}
 
 Error expectMagic(Lines &L, const char *Magic, const char *What) {
   if (!L.next() || L.Line != Magic)
@@ -124,10 +146,7 @@ Error kernelField(Lines &L, KernelPlan &K) {
     R3_TRY(moveInto(L.signedValue(), V));
     K.RecordedOpt = static_cast<int>(V);
   } else if (Key == "block") {
-    std::vector<double> V;
-    R3_TRY(moveInto(L.numbers(3), V));
-    K.Block = {static_cast<uint32_t>(V[0]), static_cast<uint32_t>(V[1]),
-               static_cast<uint32_t>(V[2])};
+    R3_TRY(moveInto(L.dim3(0), K.Block));
   } else if (Key == "grid-rule")
     K.GridRule = L.Value;
   else if (Key == "grid-x" || Key == "grid-per-sm") {
@@ -180,8 +199,7 @@ std::string encodePlan(const Plan &P) {
       S += "pipeline " + oneLine(K.Pipeline) + "\n";
     S += "codegen-opt " + std::to_string(K.CodegenOpt) + "\n";
     S += "recorded-opt " + std::to_string(K.RecordedOpt) + "\n";
-    S += "block " + std::to_string(K.Block[0]) + " " +
-         std::to_string(K.Block[1]) + " " + std::to_string(K.Block[2]) + "\n";
+    S += dimLine("block", K.Block);
     if (!K.GridRule.empty())
       S += "grid-rule " + oneLine(K.GridRule) + "\n";
     if (K.GridX)
@@ -293,10 +311,8 @@ std::string encodeReport(const ProcessReport &R) {
     S += "kernel-ns " + std::to_string(K.KernelNs) + "\n";
     if (!K.Message.empty())
       S += "message " + oneLine(K.Message) + "\n";
-    for (auto [Key, D] : {std::pair{"grid", &K.Grid}, {"block", &K.Block}})
-      if ((*D)[0])
-        S += std::string(Key) + " " + std::to_string((*D)[0]) + " " +
-             std::to_string((*D)[1]) + " " + std::to_string((*D)[2]) + "\n";
+    if (K.Grid[0])
+      S += dimLine("grid", K.Grid) + dimLine("block", K.Block);
     S += "end\n";
   }
   return S;
@@ -338,16 +354,7 @@ Expected<ProcessReport> decodeReport(std::string_view Text,
     } else if (K && L.Key == "message") {
       K->Message = L.Value;
     } else if (K && (L.Key == "grid" || L.Key == "block")) {
-      Dim3 &D = L.Key == "grid" ? K->Grid : K->Block;
-      unsigned long long X = 0, Y = 0, Z = 0;
-      char End = 0;
-      if (std::sscanf(L.Value.c_str(), "%llu %llu %llu %c", &X, &Y, &Z, &End) !=
-              3 ||
-          !X || !Y || !Z || X > UINT32_MAX || Y > UINT32_MAX || Z > UINT32_MAX)
-        return L.error("'" + L.Key + "' takes three positive numbers, got '" +
-                       L.Value + "'");
-      D = {static_cast<uint32_t>(X), static_cast<uint32_t>(Y),
-           static_cast<uint32_t>(Z)};
+      R3_TRY(moveInto(L.dim3(1), L.Key == "grid" ? K->Grid : K->Block));
     } else {
       return L.error("unexpected '" + L.Key + "'");
     }
