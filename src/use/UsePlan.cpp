@@ -104,8 +104,8 @@ public:
     for (size_t I = 0; I < 3; ++I) {
       if (V[I] != std::floor(V[I]) || V[I] < Least || V[I] > UINT32_MAX)
         return error("'" + Key + "' takes three " +
-                     (Least ? "positive" : "non-negative") +
-                     " numbers, got '" + Value + "'");
+                     (Least ? "positive" : "non-negative") + " numbers, got '" +
+                     Value + "'");
       D[I] = static_cast<uint32_t>(V[I]);
     }
     return D;
