@@ -63,7 +63,29 @@ Region bestRegion(const Space &S,
     return Moved > 1 && MovedKept == 0 ? &Out.Rest : nullptr;
   };
 
-  if (!S.Allowed.empty()) {
+  if (!S.Allowed.empty() && S.Allowed.rows() && S.Allowed.rowWidth() == NP) {
+    // A constrained space of single values (a tuning cache's): its allowed
+    // points in their order, compared as rows of indices, as Part compares
+    // them, without a point's vectors.
+    const uint32_t *Rows = S.Allowed.rows();
+    std::vector<uint32_t> BestRow(NP);
+    for (size_t J = 0; J < NP; ++J)
+      BestRow[J] = Best.Values[J][0];
+    for (size_t I = 0; I < S.Allowed.size(); ++I) {
+      const uint32_t *Row = Rows + I * NP;
+      unsigned Moved = 0, MovedKept = 0;
+      for (size_t J = 0; J < NP && !(Moved > 1 && MovedKept > 0); ++J)
+        if (Row[J] != BestRow[J]) {
+          ++Moved;
+          MovedKept += Kept[J];
+        }
+      std::vector<Point> *To = Moved == 1                    ? &Out.Moves
+                               : Moved > 1 && MovedKept == 0 ? &Out.Rest
+                                                             : nullptr;
+      if (To && !Seen.seen(S.Allowed[I]))
+        To->push_back(S.Allowed[I]);
+    }
+  } else if (!S.Allowed.empty()) {
     // A constrained space: its allowed points, in their order.
     for (const Point &P : S.Allowed)
       if (std::vector<Point> *To = Part(P); To && !Seen.seen(P))

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 namespace r3::search {
 
@@ -87,7 +88,11 @@ public:
 
 private:
   std::vector<Entry> Entries;
-  std::set<Point> Observed, Pending;
+  /// Membership only: seen() is asked of every point a scan or a pool
+  /// considers, thousands a proposal.
+  std::unordered_set<Point, PointHash> Observed;
+  /// Ordered: believed points enter the models in this order.
+  std::set<Point> Pending;
 };
 
 /// The strategies by name, for campaign files and the command line.

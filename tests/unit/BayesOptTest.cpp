@@ -115,6 +115,146 @@ TEST_CASE("predictions in blocks equal single predictions", "[bo]") {
   }
 }
 
+TEST_CASE("predictions in blocks equal single predictions under relevance "
+          "weights",
+          "[bo]") {
+  std::vector<bo::Vector> X, Q;
+  bo::Vector Y;
+  for (int I = 0; I < 50; ++I) {
+    X.push_back({I / 50.0, (I * 7 % 50) / 50.0, (I * 3 % 11) / 11.0});
+    Y.push_back(f1(I / 50.0) + 3 * X.back()[1]);
+  }
+  for (int I = 0; I < 21; ++I)
+    Q.push_back({(I * 13 % 21) / 20.0, I / 25.0, (I % 4) / 3.0});
+  bo::Gp G;
+  G.fit(X, Y);
+  G.fitRelevance({{0}, {1}, {2}});
+  REQUIRE(!G.hyper().Weights.empty());
+  std::vector<bo::Prediction> Many = G.predictMany(Q);
+  for (size_t I = 0; I < Q.size(); ++I) {
+    bo::Prediction One = G.predict(Q[I]);
+    CHECK(std::abs(Many[I].Mean - One.Mean) < 1e-9);
+    CHECK(std::abs(Many[I].Variance - One.Variance) <
+          1e-9 * std::max(1.0, One.Variance));
+  }
+}
+
+namespace {
+
+/// Whether A and B predict the same at every Q, to Tol.
+bool samePredictions(const bo::Gp &A, const bo::Gp &B,
+                     const std::vector<bo::Vector> &Q, double Tol) {
+  for (const bo::Vector &P : Q) {
+    bo::Prediction Pa = A.predict(P), Pb = B.predict(P);
+    if (std::abs(Pa.Mean - Pb.Mean) > Tol ||
+        std::abs(Pa.Variance - Pb.Variance) > Tol * std::max(1.0, Pb.Variance))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+TEST_CASE("a refit under the same hyperparameters reuses the last one's work",
+          "[bo]") {
+  // A long inner loop's model: a window of observations that loses old
+  // rows and gains new ones, refitted after each with the hyperparameters
+  // kept.
+  Rng R(5);
+  std::uniform_real_distribution<double> U(0, 1);
+  auto Row = [&] { return bo::Vector{U(R), U(R), U(R)}; };
+  auto Value = [](const bo::Vector &V) { return f1(V[0]) + V[1] * V[2]; };
+  std::vector<bo::Vector> X, Q;
+  bo::Vector Y;
+  for (int I = 0; I < 60; ++I) {
+    X.push_back(Row());
+    Y.push_back(Value(X.back()));
+  }
+  for (int I = 0; I < 25; ++I)
+    Q.push_back(Row());
+  bo::Gp G;
+  G.fit(X, Y);
+  G.fitRelevance({{0}, {1, 2}});
+  const bo::GpHyper H = G.hyper();
+
+  SECTION("one more row: no new factorization, one new kernel row") {
+    bo::Gp::Work Before = G.work();
+    X.push_back(Row());
+    Y.push_back(Value(X.back()));
+    G.fit(X, Y, &H);
+    CHECK(G.work().Factorizations == Before.Factorizations);
+    CHECK(G.work().KernelEntries - Before.KernelEntries == X.size());
+    bo::Gp Fresh;
+    Fresh.fit(X, Y, &H);
+    // Rows only appended: the factor is the one made from scratch, to the
+    // bit.
+    for (const bo::Vector &P : Q) {
+      CHECK(G.predict(P).Mean == Fresh.predict(P).Mean);
+      CHECK(G.predict(P).Variance == Fresh.predict(P).Variance);
+    }
+  }
+
+  SECTION("rows dropped from the middle and rows added") {
+    for (int Step = 0; Step < 12; ++Step) {
+      bo::Gp::Work Before = G.work();
+      size_t Drop = (Step * 17) % X.size();
+      X.erase(X.begin() + static_cast<long>(Drop));
+      Y.erase(Y.begin() + static_cast<long>(Drop));
+      X.push_back(Row());
+      Y.push_back(Value(X.back()));
+      G.fit(X, Y, &H);
+      INFO("step " << Step << ", dropped row " << Drop);
+      CHECK(G.work().Factorizations == Before.Factorizations);
+      CHECK(G.work().KernelEntries - Before.KernelEntries == X.size());
+      bo::Gp Fresh;
+      Fresh.fit(X, Y, &H);
+      CHECK(samePredictions(G, Fresh, Q, 1e-9));
+      CHECK(std::abs(G.logLikelihood() - Fresh.logLikelihood()) < 1e-8);
+    }
+  }
+
+  SECTION("a reordered or much changed model is factored anew") {
+    bo::Gp::Work Before = G.work();
+    std::swap(X[3], X[40]);
+    std::swap(Y[3], Y[40]);
+    G.fit(X, Y, &H);
+    CHECK(G.work().Factorizations == Before.Factorizations + 1);
+    // The kernel matrix is the last one's, rows found wherever they sit.
+    CHECK(G.work().KernelEntries == Before.KernelEntries);
+    bo::Gp Fresh;
+    Fresh.fit(X, Y, &H);
+    CHECK(samePredictions(G, Fresh, Q, 1e-12));
+
+    Before = G.work();
+    X.erase(X.begin(), X.begin() + 20);
+    Y.erase(Y.begin(), Y.begin() + 20);
+    G.fit(X, Y, &H);
+    CHECK(G.work().Factorizations == Before.Factorizations + 1);
+    CHECK(G.work().KernelEntries == Before.KernelEntries);
+    Fresh.fit(X, Y, &H);
+    CHECK(samePredictions(G, Fresh, Q, 1e-12));
+  }
+
+  SECTION("other hyperparameters: every kernel entry anew") {
+    bo::GpHyper Other = H;
+    Other.LengthScale *= 2;
+    bo::Gp::Work Before = G.work();
+    G.fit(X, Y, &Other);
+    CHECK(G.work().Factorizations == Before.Factorizations + 1);
+    CHECK(G.work().KernelEntries - Before.KernelEntries ==
+          X.size() * (X.size() + 1) / 2);
+    // Only the noise differs: the kernel matrix is kept.
+    Other = H;
+    Other.Noise *= 3;
+    bo::Gp Again;
+    Again.fit(X, Y, &H);
+    Before = Again.work();
+    Again.fit(X, Y, &Other);
+    CHECK(Again.work().Factorizations == Before.Factorizations + 1);
+    CHECK(Again.work().KernelEntries == Before.KernelEntries);
+  }
+}
+
 TEST_CASE("tracked posteriors follow added points and new fits", "[bo]") {
   std::vector<bo::Vector> X, Q;
   bo::Vector Y;

@@ -8,8 +8,12 @@
 #include "search/bo/Gp.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <unordered_map>
 
 namespace r3::search::bo {
 
@@ -101,6 +105,86 @@ double Gp::kernel(const Vector &A, const Vector &B) const {
   return H.Signal * (1 + S + S * S / 3) * std::exp(-S);
 }
 
+/// A kernel matrix with what it was computed from: the rows, and the
+/// kernel's own hyperparameters (the noise only adds to the diagonal).
+struct KernelMatrix {
+  std::vector<Vector> Xs;
+  double LengthScale = 0, Signal = 0;
+  Vector Weights;
+  Vector K; ///< packed lower triangle: row J at J (J + 1) / 2, up to J
+
+  bool sameKernel(const GpHyper &H) const {
+    return LengthScale == H.LengthScale && Signal == H.Signal &&
+           Weights == H.Weights;
+  }
+};
+
+namespace {
+
+bool sameHyper(const GpHyper &A, const GpHyper &B) {
+  return A.LengthScale == B.LengthScale && A.Signal == B.Signal &&
+         A.Noise == B.Noise && A.Weights == B.Weights;
+}
+
+/// Rows by their exact bits, to find a row of an earlier matrix.
+struct RowHash {
+  size_t operator()(const Vector *V) const {
+    uint64_t H = 1469598103934665603ull;
+    for (double D : *V) {
+      H ^= std::bit_cast<uint64_t>(D);
+      H *= 1099511628211ull;
+    }
+    return H;
+  }
+};
+struct RowEqual {
+  bool operator()(const Vector *A, const Vector *B) const {
+    return A->size() == B->size() &&
+           std::memcmp(A->data(), B->data(), A->size() * sizeof(double)) == 0;
+  }
+};
+
+} // namespace
+
+std::shared_ptr<const KernelMatrix> Gp::kernelMatrix() {
+  auto M = std::make_shared<KernelMatrix>();
+  M->Xs = Xs;
+  M->LengthScale = H.LengthScale;
+  M->Signal = H.Signal;
+  M->Weights = H.Weights;
+  size_t N = Xs.size();
+  M->K.resize(N * (N + 1) / 2);
+  // Each row's place in the earlier matrix, if it has one: the kernel is a
+  // function of the two rows alone and symmetric to the bit (the squared
+  // differences do not see their sign), so an entry computed before is
+  // the entry computed now, whichever rows it sat at.
+  std::vector<size_t> Old(N, SIZE_MAX);
+  if (Known && Known->sameKernel(H)) {
+    std::unordered_map<const Vector *, size_t, RowHash, RowEqual> Where;
+    for (size_t I = 0; I < Known->Xs.size(); ++I)
+      Where.emplace(&Known->Xs[I], I);
+    for (size_t J = 0; J < N; ++J)
+      if (auto It = Where.find(&Xs[J]); It != Where.end())
+        Old[J] = It->second;
+  }
+  auto At = [](const Vector &K, size_t A, size_t B) {
+    if (A < B)
+      std::swap(A, B);
+    return K[A * (A + 1) / 2 + B];
+  };
+  for (size_t J = 0; J < N; ++J) {
+    double *Row = &M->K[J * (J + 1) / 2];
+    for (size_t I = 0; I <= J; ++I)
+      if (Old[J] != SIZE_MAX && Old[I] != SIZE_MAX) {
+        Row[I] = At(Known->K, Old[J], Old[I]);
+      } else {
+        Row[I] = kernel(Xs[J], Xs[I]);
+        ++Done.KernelEntries;
+      }
+  }
+  return M;
+}
+
 Vector Gp::column(size_t J) const {
   Vector C(J + 1);
   for (size_t I = 0; I < J; ++I)
@@ -112,10 +196,16 @@ Vector Gp::column(size_t J) const {
 bool Gp::factor(const GpHyper &Hyp) {
   H = Hyp;
   ++Generation;
+  ++Done.Factorizations;
   L.clear();
-  for (size_t J = 0; J < Xs.size(); ++J)
-    if (!extendCholesky(L, column(J)))
+  Known = kernelMatrix();
+  for (size_t J = 0; J < Xs.size(); ++J) {
+    const double *Row = &Known->K[J * (J + 1) / 2];
+    Vector C(Row, Row + J + 1);
+    C[J] = C[J] + H.Noise + 1e-9; // as column() adds it
+    if (!extendCholesky(L, std::move(C)))
       return false;
+  }
   return solve(/*WithLikelihood=*/true);
 }
 
@@ -135,7 +225,80 @@ bool Gp::solve(bool WithLikelihood) {
   return true;
 }
 
+namespace {
+
+/// Removes row and column K from the lower Cholesky factor L of a matrix:
+/// the factor of the matrix without that row and column. The rows above K
+/// keep their values; those below are the factor of their block plus the
+/// outer product of the removed column's part below K, a rank-one update
+/// (the stable cholupdate rotations; Golub and Van Loan, "Matrix
+/// Computations", section 6.5.4), in O(n^2) where factoring again costs
+/// O(n^3).
+void removeRow(std::vector<Vector> &L, size_t K) {
+  size_t N = L.size();
+  Vector X(N);
+  for (size_t I = K + 1; I < N; ++I)
+    X[I] = L[I][K];
+  for (size_t J = K + 1; J < N; ++J) {
+    double Ljj = L[J][J];
+    double R = std::hypot(Ljj, X[J]);
+    double C = R / Ljj, S = X[J] / Ljj;
+    L[J][J] = R;
+    for (size_t I = J + 1; I < N; ++I) {
+      L[I][J] = (L[I][J] + S * X[I]) / C;
+      X[I] = C * X[I] - S * L[I][J];
+    }
+  }
+  for (size_t I = K + 1; I < N; ++I)
+    L[I].erase(L[I].begin() + K);
+  L.erase(L.begin() + K);
+}
+
+} // namespace
+
+bool Gp::refactor(const std::vector<Vector> &Old) {
+  if (Old.empty() || L.size() != Old.size())
+    return false; // the last factorization did not finish
+  std::unordered_map<const Vector *, size_t, RowHash, RowEqual> Where;
+  for (size_t I = 0; I < Old.size(); ++I)
+    if (!Where.emplace(&Old[I], I).second)
+      return false; // a repeated row: which one a new row is, is unclear
+  // Each new row's place among the old ones; the rows kept must keep
+  // their order.
+  std::vector<bool> Kept(Old.size(), false);
+  size_t First = Xs.size(), Last = 0, Found = 0;
+  for (size_t J = 0; J < Xs.size(); ++J) {
+    auto It = Where.find(&Xs[J]);
+    if (It == Where.end()) {
+      First = std::min(First, J);
+      continue;
+    }
+    if ((Found && It->second <= Last) || Kept[It->second])
+      return false;
+    Kept[It->second] = true;
+    Last = It->second;
+    ++Found;
+  }
+  // Each removal costs about as much as a new row; beyond a few of either,
+  // factoring anew (from the kernel matrix kept, see Known) is as cheap.
+  if (Old.size() - Found > MaxChanges || Xs.size() - First > MaxChanges)
+    return false;
+  for (size_t K = Old.size(); K-- > 0;)
+    if (!Kept[K])
+      removeRow(L, K);
+  // L now factors the kept rows, which are the new rows up to the first
+  // one not seen before; the rest are appended as add() appends one.
+  L.resize(First);
+  for (size_t J = First; J < Xs.size(); ++J) {
+    Done.KernelEntries += J + 1;
+    if (!extendCholesky(L, column(J)))
+      return false;
+  }
+  return true;
+}
+
 void Gp::fit(std::vector<Vector> X, Vector Y, const GpHyper *Fixed) {
+  std::vector<Vector> Old = std::move(Xs);
   Xs = std::move(X);
   Ys = std::move(Y);
   size_t N = Ys.size();
@@ -151,6 +314,13 @@ void Gp::fit(std::vector<Vector> X, Vector Y, const GpHyper *Fixed) {
   for (double V : Ys)
     Z.push_back((V - MeanY) / ScaleY);
   ++Generation;
+  // Under the same hyperparameters, a model that lost a few rows and
+  // gained some (a long inner loop's window of observations, one more
+  // each time) changes its factor instead of making it again.
+  if (Fixed && N && sameHyper(*Fixed, H) && refactor(Old)) {
+    solve(/*WithLikelihood=*/true);
+    return;
+  }
   L.clear();
   if (N == 0)
     return;
@@ -299,11 +469,42 @@ void Gp::solveBlocks(Tracked &T) const {
   // once a block instead of once a point.
   constexpr size_t Block = 16;
   std::vector<double> V(N * Block);
+  const size_t D = N ? Xs[0].size() : 0;
+  std::vector<double> QT(D * Block); // the block's features, feature-major
   for (size_t Q0 = 0; Q0 < P; Q0 += Block) {
     size_t Nb = std::min(Block, P - Q0);
-    for (size_t I = 0; I < N; ++I)
+    for (size_t F = 0; F < D; ++F)
       for (size_t B = 0; B < Block; ++B)
-        V[I * Block + B] = B < Nb ? kernel(T.Qs[Q0 + B], Xs[I]) : 0;
+        QT[F * Block + B] = T.Qs[Q0 + std::min(B, Nb - 1)][F];
+    // kernel(q_B, x_I) for the whole block, each value computed as kernel()
+    // computes it (the same operations in the same order), the block's
+    // distances summed side by side.
+    for (size_t I = 0; I < N; ++I) {
+      double Dist[Block] = {};
+      const double *X = Xs[I].data();
+      for (size_t F = 0; F < D; ++F) {
+        const double *Q = &QT[F * Block];
+        if (H.Weights.empty()) {
+#pragma GCC unroll 16
+          for (size_t B = 0; B < Block; ++B) {
+            double Diff = Q[B] - X[F];
+            Dist[B] += Diff * Diff;
+          }
+        } else {
+          const double W = H.Weights[F];
+#pragma GCC unroll 16
+          for (size_t B = 0; B < Block; ++B) {
+            double Diff = (Q[B] - X[F]) * W;
+            Dist[B] += Diff * Diff;
+          }
+        }
+      }
+      double *Row = &V[I * Block];
+      for (size_t B = 0; B < Block; ++B) {
+        double S = std::sqrt(5.0) * (std::sqrt(Dist[B]) / H.LengthScale);
+        Row[B] = B < Nb ? H.Signal * (1 + S + S * S / 3) * std::exp(-S) : 0;
+      }
+    }
     for (size_t I = 0; I < N; ++I) {
       // The row's sums in a local array, which nothing else can alias, so
       // they stay in registers across K.
@@ -315,6 +516,8 @@ void Gp::solveBlocks(Tracked &T) const {
       for (size_t K = 0; K < I; ++K) {
         const double *Vk = &V[K * Block];
         double Lik = Li[K];
+        // Unrolled whole, so that the sums stay in registers.
+#pragma GCC unroll 16
         for (size_t B = 0; B < Block; ++B)
           Acc[B] -= Lik * Vk[B];
       }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace r3::search::bo {
@@ -28,6 +29,9 @@ struct GpHyper {
 /// Groups of feature columns that share one relevance weight (one search
 /// parameter's columns: a one-hot block moves together).
 using FeatureGroups = std::vector<std::vector<size_t>>;
+
+/// A kernel matrix and what it was computed from (Gp.cpp).
+struct KernelMatrix;
 
 struct Prediction {
   double Mean = 0, Variance = 0; ///< in the units of the observed targets
@@ -80,14 +84,33 @@ public:
   /// The log marginal likelihood of the current fit (standardized targets).
   double logLikelihood() const { return LogLik; }
 
+  /// What the fits so far cost: full factorizations, and entries of the
+  /// kernel matrix computed (not taken from an earlier fit's).
+  struct Work {
+    size_t Factorizations = 0, KernelEntries = 0;
+  };
+  const Work &work() const { return Done; }
+
 private:
   bool factor(const GpHyper &Hyp);
+  /// With Xs replaced and H kept: turns the factor of the rows Old into
+  /// that of Xs when Xs is Old less at most MaxChanges rows, in Old's
+  /// order, then rows Old did not have, at most MaxChanges of them with
+  /// the old rows after the first (removing each row by a rank-one update,
+  /// appending as add() does). False, with L to be made anew, otherwise.
+  /// Without removals, the factor is the bits factor() would give.
+  bool refactor(const std::vector<Vector> &Old);
+  static constexpr size_t MaxChanges = 8;
   /// Alpha = K^-1 z from the factor (and the log likelihood, if asked).
   bool solve(bool WithLikelihood);
   /// T's solves and posteriors from scratch, a block of points at a time.
   void solveBlocks(Tracked &T) const;
   /// Column J of K + noise I, up to the diagonal.
   Vector column(size_t J) const;
+  /// The kernel matrix of Xs under H (packed lower triangle, row J holding
+  /// its entries up to the diagonal), taking from Known the entries of
+  /// every pair of rows it already holds (see KernelMatrix).
+  std::shared_ptr<const KernelMatrix> kernelMatrix();
   double kernel(const Vector &A, const Vector &B) const;
   double distance2(const Vector &A, const Vector &B) const;
 
@@ -99,9 +122,15 @@ private:
   std::vector<Vector> L; ///< the lower Cholesky factor, row I of length I+1
   Vector Beta;           ///< L^-1 z
   Vector Alpha;          ///< K^-1 z
+  /// The kernel matrix of the last factorization: a refit under the same
+  /// kernel hyperparameters (the noise aside) computes only the entries of
+  /// rows it has not seen, which is all a long inner loop's refit after
+  /// one more observation needs; copies of the model share it.
+  std::shared_ptr<const KernelMatrix> Known;
   /// Counts factorizations: a Tracked of an older one is recomputed.
   unsigned Generation = 0;
   double LogLik = 0;
+  Work Done;
 };
 
 /// Expected improvement of a minimisation below Best for a Gaussian
