@@ -21,11 +21,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <filesystem>
 #include <fcntl.h>
+#include <filesystem>
 #include <map>
 #include <poll.h>
-#include <thread>
 #include <unistd.h>
 
 namespace r3 {
@@ -54,16 +53,11 @@ public:
       : C(C), O(O), Obs(Obs), H(H), Co(C, H, N), Slots(N) {
     for (unsigned W = 0; W < N && !Gpus.empty(); ++W)
       Slots[W].Gpu = Gpus[W % Gpus.size()];
-    // A GPU worker compiles several queued candidates at once (a front end
-    // takes longer than most kernels' runs), and keeps as many queued plus
-    // the one running: the cores a worker's share of the machine has, less
-    // one for its runner, at most 12 (a 16-core node with one GPU: 12); a
-    // host worker has a core of its own and one compile.
-    if (C.Target == Backend::Cuda) {
-      unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
-      unsigned Share = Cores / std::max(1u, N);
-      Compilers = std::clamp(Share > 1 ? Share - 1 : 1u, 1u, 12u);
-    }
+    // A GPU worker compiles several queued candidates at once and keeps
+    // as many queued plus the one running (compileThreads of its share of
+    // the cores); a host worker has a core of its own and one compile.
+    if (C.Target == Backend::Cuda)
+      Compilers = compileThreads(usableCores() / std::max(1u, N));
     Depth = std::max(std::max(1u, O.QueueDepth), Compilers + 1);
   }
   Expected<TuneSummary> run();
@@ -402,7 +396,7 @@ void requestCampaignStop() {
 unsigned defaultWorkers(Backend B) {
   if (B == Backend::Cuda)
     return std::max<unsigned>(1, static_cast<unsigned>(visibleGpus().size()));
-  unsigned Cores = std::thread::hardware_concurrency();
+  unsigned Cores = usableCores();
   return Cores > 2 ? Cores - 1 : 1;
 }
 

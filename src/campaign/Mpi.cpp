@@ -225,10 +225,10 @@ unsigned rankCores() {
 class Relay {
 public:
   Relay(const MpiJob &J, std::map<std::string, std::string> Staged)
-      : Rank(J.Rank), Where("rank " + std::to_string(J.Rank) + " on " +
-                            NodeName),
-        Staged(std::move(Staged)),
-        Gpu(rankGpu()), Compilers(std::clamp(rankCores(), 1u, 4u)) {}
+      : Rank(J.Rank),
+        Where("rank " + std::to_string(J.Rank) + " on " + NodeName),
+        Staged(std::move(Staged)), Gpu(rankGpu()),
+        Compilers(compileThreads(rankCores())) {}
   int run();
 
 private:

@@ -15,6 +15,7 @@
 #include "support/Machine.h"
 #include "support/Process.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -234,6 +235,10 @@ Error Worker::run() {
   return Error::success();
 }
 } // namespace
+
+unsigned compileThreads(unsigned Cores) {
+  return std::clamp(Cores > 1 ? Cores - 1 : 1u, 1u, 12u);
+}
 
 Error runTuneWorker(int In, int Out, unsigned Compilers) {
   // The coordinator decides what a ^C means; a worker outliving it (kill -9)

@@ -14,6 +14,12 @@
 
 namespace r3 {
 
+/// The compile threads of a CUDA worker that has Cores to itself: the
+/// cores less one for its runner, at least 1 and at most 12 (a front end
+/// takes longer than most kernels' runs, so a GPU waits unless several
+/// candidates compile at once; a 16-core node with one GPU: 12).
+unsigned compileThreads(unsigned Cores);
+
 /// The worker loop, on the given descriptors, until Shutdown or the end of
 /// its input (its coordinator died: it stops its servers and exits), with
 /// Compilers threads compiling queued jobs side by side.

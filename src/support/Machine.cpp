@@ -3,13 +3,16 @@
 
 #include "support/StringUtil.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <fcntl.h>
+#include <sched.h>
+#include <thread>
 #include <unistd.h>
 
 namespace r3 {
@@ -83,6 +86,13 @@ std::optional<TaskCount> countTasks() {
         ++P;
     }
   return C;
+}
+
+unsigned usableCores() {
+  cpu_set_t Set;
+  if (::sched_getaffinity(0, sizeof Set, &Set) == 0 && CPU_COUNT(&Set) > 0)
+    return static_cast<unsigned>(CPU_COUNT(&Set));
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 double nowSeconds() {

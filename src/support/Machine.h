@@ -14,6 +14,11 @@ namespace r3 {
 /// Wall-clock seconds since the epoch: the history's and the reports' time.
 double nowSeconds();
 
+/// The cores this process may run on: its CPU affinity's count (a Slurm
+/// step's or a bound MPI rank's share of the node), else the machine's
+/// (at least 1).
+unsigned usableCores();
+
 /// The CPU's model name from /proc/cpuinfo ("cpu" when it says none).
 std::string hostCpuName();
 

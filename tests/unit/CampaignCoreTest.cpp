@@ -9,8 +9,9 @@
 #include "SyntheticCapture.h"
 #include "campaign/Campaign.h"
 #include "campaign/EventLoop.h"
-#include "history/History.h"
 #include "campaign/SearchState.h"
+#include "campaign/Worker.h"
+#include "history/History.h"
 #include "report/Summary.h"
 
 #include <sqlite3.h>
@@ -349,4 +350,15 @@ TEST_CASE("prompt facts: occupancy from the compile report", "[campaign]") {
         "at most 2 blocks of 256 threads an SM (25% occupancy, limited by "
         "shared memory)");
   CHECK(occupancyText(32, 0, 256, 0).empty()); // the host backend
+}
+
+TEST_CASE("a CUDA worker compiles on every core but its runner's, up to 12",
+          "[campaign]") {
+  CHECK(compileThreads(0) == 1);
+  CHECK(compileThreads(1) == 1);
+  CHECK(compileThreads(2) == 1);
+  CHECK(compileThreads(5) == 4);
+  CHECK(compileThreads(13) == 12);
+  CHECK(compileThreads(16) == 12); // a 16-core node with one GPU
+  CHECK(compileThreads(128) == 12);
 }
