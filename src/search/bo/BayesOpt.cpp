@@ -43,9 +43,11 @@
 //   square for every point it scores, so beyond 256 observations the models
 //   see the 128 fastest points and the 128 most recent others
 //   (modelEntries): a local model of where the search is good and where it
-//   is now. A campaign's long inner loop keeps proposing in milliseconds
-//   while its GPUs wait (about 17 ms a proposal at 2000 observations on a
-//   GEMM cache's space; with 512 points it was over 50).
+//   is now. Each new observation moves that window by a row or two, and
+//   the GP changes its factor by as much instead of making it again
+//   (Gp::fit), so a long inner loop keeps proposing in a few milliseconds
+//   while its GPUs wait (bench/proposal-cost; with 512 points a proposal
+//   took over 50 ms).
 #include "search/Strategy.h"
 #include "search/bo/Gp.h"
 
@@ -247,7 +249,7 @@ private:
     Vector Y, Fail;
     std::vector<Vector> XAll;
     for (const Observations::Entry *E : modelEntries()) {
-      Vector V = Enc.encode(E->P);
+      Vector V = features(*E);
       bool Ok = E->Value && *E->Value > 0;
       if (Ok) {
         X.push_back(V);
@@ -288,6 +290,17 @@ private:
     } else {
       FailModel.fit(XAll, Fail, &*FailHyper);
     }
+  }
+
+  /// The encoding of an observed point, computed once: every refit reads
+  /// the encodings of its 256 points. Entries are only appended (a point
+  /// observed again keeps its place), so an entry's position is its key.
+  const Vector &features(const Observations::Entry &E) {
+    size_t I = static_cast<size_t>(&E - Obs.entries().data());
+    while (EntryFeatures.size() <= I)
+      EntryFeatures.push_back(
+          Enc.encode(Obs.entries()[EntryFeatures.size()].P));
+    return EntryFeatures[I];
   }
 
   /// The acquisition values of Ps (higher is better) under the current
@@ -473,6 +486,7 @@ private:
   unsigned Initial;
   LengthScales Scales;
   Observations Obs;
+  std::vector<Vector> EntryFeatures; ///< see features()
   bo::Gp TimeModel, FailModel;
   std::optional<bo::GpHyper> Hyper, FailHyper;
   struct FittedModels {

@@ -1,7 +1,8 @@
 // The exact Gaussian process behind r3's Bayesian optimization (Rasmussen and
 // Williams, "Gaussian Processes for Machine Learning", 2006, algorithm 2.1):
-// targets are standardized, K + noise I is factored once per fit, and the
-// posterior mean and variance come from one triangular solve per query. The
+// targets are standardized, K + noise I is factored once per fit (or its
+// last factor updated, see refactor), and the posterior mean and variance
+// come from one triangular solve per query. The
 // hyperparameter grid spans length scales from a tenth to twice the feature
 // range and noise from nearly none (deterministic lookups) to a tenth of the
 // signal (timings on a shared machine).
@@ -144,6 +145,17 @@ struct RowEqual {
   }
 };
 
+/// Each row of Rows by its bits, at its first position; Repeated tells
+/// whether a row occurs twice.
+std::unordered_map<const Vector *, size_t, RowHash, RowEqual>
+rowPositions(const std::vector<Vector> &Rows, bool &Repeated) {
+  std::unordered_map<const Vector *, size_t, RowHash, RowEqual> Where;
+  Repeated = false;
+  for (size_t I = 0; I < Rows.size(); ++I)
+    Repeated |= !Where.emplace(&Rows[I], I).second;
+  return Where;
+}
+
 } // namespace
 
 std::shared_ptr<const KernelMatrix> Gp::kernelMatrix() {
@@ -160,9 +172,8 @@ std::shared_ptr<const KernelMatrix> Gp::kernelMatrix() {
   // the entry computed now, whichever rows it sat at.
   std::vector<size_t> Old(N, SIZE_MAX);
   if (Known && Known->sameKernel(H)) {
-    std::unordered_map<const Vector *, size_t, RowHash, RowEqual> Where;
-    for (size_t I = 0; I < Known->Xs.size(); ++I)
-      Where.emplace(&Known->Xs[I], I);
+    bool Repeated;
+    auto Where = rowPositions(Known->Xs, Repeated);
     for (size_t J = 0; J < N; ++J)
       if (auto It = Where.find(&Xs[J]); It != Where.end())
         Old[J] = It->second;
@@ -259,10 +270,10 @@ void removeRow(std::vector<Vector> &L, size_t K) {
 bool Gp::refactor(const std::vector<Vector> &Old) {
   if (Old.empty() || L.size() != Old.size())
     return false; // the last factorization did not finish
-  std::unordered_map<const Vector *, size_t, RowHash, RowEqual> Where;
-  for (size_t I = 0; I < Old.size(); ++I)
-    if (!Where.emplace(&Old[I], I).second)
-      return false; // a repeated row: which one a new row is, is unclear
+  bool Repeated;
+  auto Where = rowPositions(Old, Repeated);
+  if (Repeated)
+    return false; // which of the two a new row is, is unclear
   // Each new row's place among the old ones; the rows kept must keep
   // their order.
   std::vector<bool> Kept(Old.size(), false);

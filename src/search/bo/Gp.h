@@ -3,9 +3,11 @@
 // hyperparameters (length scale, signal variance, noise) chosen by the log
 // marginal likelihood over a small grid. The spaces r3 searches are discrete
 // and observations few (tens to a few hundred; BayesOpt fits at most 256),
-// so an exact GP with a
-// Cholesky factorisation is cheap and a grid over three hyperparameters is
-// more robust than gradient ascent on a likelihood with many local optima.
+// so an exact GP with a Cholesky factorisation is cheap and a grid over
+// three hyperparameters is more robust than gradient ascent on a likelihood
+// with many local optima. A refit under the same hyperparameters reuses the
+// last fit's work: the kernel entries of rows it has seen, and its factor
+// when rows were only dropped (a rank-one update each) and appended.
 #pragma once
 
 #include <cstddef>
