@@ -104,11 +104,15 @@ TEST_CASE("predictions in blocks equal single predictions", "[bo]") {
     Q.push_back({(I * 13 % 37) / 30.0, I / 40.0});
   bo::Gp G;
   CHECK(G.predictMany(Q).size() == 37); // the prior, before any fit
+  CHECK(G.means(Q) == std::vector<double>(37, 0.0));
   G.fit(X, Y);
   std::vector<bo::Prediction> Many = G.predictMany(Q);
   REQUIRE(Many.size() == Q.size());
+  std::vector<double> Means = G.means(Q);
+  REQUIRE(Means.size() == Q.size());
   for (size_t I = 0; I < Q.size(); ++I) {
     bo::Prediction One = G.predict(Q[I]);
+    CHECK(Means[I] == One.Mean); // the same sum as predict's
     CHECK(std::abs(Many[I].Mean - One.Mean) < 1e-9);
     CHECK(std::abs(Many[I].Variance - One.Variance) <
           1e-9 * std::max(1.0, One.Variance));

@@ -324,9 +324,9 @@ private:
     std::vector<double> Out(Xs.size(), 1.0);
     if (!HasFailures)
       return Out;
-    std::vector<bo::Prediction> Fail = FailModel.predictMany(Xs);
+    std::vector<double> Fail = FailModel.means(Xs);
     for (size_t I = 0; I < Xs.size(); ++I)
-      Out[I] = 1 - std::clamp(Fail[I].Mean, 0.0, 0.98);
+      Out[I] = 1 - std::clamp(Fail[I], 0.0, 0.98);
     return Out;
   }
 

@@ -431,6 +431,19 @@ std::vector<Prediction> Gp::predictMany(const std::vector<Vector> &Qs) const {
   return Out;
 }
 
+std::vector<double> Gp::means(const std::vector<Vector> &Qs) const {
+  std::vector<double> Out(Qs.size(), MeanY);
+  if (Xs.empty())
+    return Out;
+  for (size_t Q = 0; Q < Qs.size(); ++Q) {
+    double Mean = 0;
+    for (size_t I = 0; I < Xs.size(); ++I)
+      Mean += kernel(Qs[Q], Xs[I]) * Alpha[I];
+    Out[Q] = MeanY + ScaleY * Mean;
+  }
+  return Out;
+}
+
 Gp::Tracked Gp::track(std::vector<Vector> Qs) const {
   Tracked T;
   T.Qs = std::move(Qs);

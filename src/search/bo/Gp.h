@@ -54,6 +54,10 @@ public:
   /// The posteriors at each of Xs, as predict gives them (to rounding),
   /// computed a block at a time so that the factor is read once a block.
   std::vector<Prediction> predictMany(const std::vector<Vector> &Xs) const;
+  /// The posterior means at Xs, as predict gives them, without the
+  /// variances (which cost a triangular solve a point): what a model read
+  /// only for its mean needs (the failure model's odds).
+  std::vector<double> means(const std::vector<Vector> &Xs) const;
   /// Adds one observation keeping the hyperparameters (kriging believer:
   /// a pending point enters with its predicted mean).
   void add(const Vector &X, double Y);
