@@ -63,7 +63,10 @@ Region bestRegion(const Space &S,
     return Moved > 1 && MovedKept == 0 ? &Out.Rest : nullptr;
   };
 
-  if (!S.Allowed.empty() && S.Allowed.rows() && S.Allowed.rowWidth() == NP) {
+  bool FlatBest = std::all_of(Best.Values.begin(), Best.Values.end(),
+                              [](const auto &V) { return V.size() == 1; });
+  if (!S.Allowed.empty() && S.Allowed.rows() && S.Allowed.rowWidth() == NP &&
+      FlatBest && Best.Values.size() == NP) {
     // A constrained space of single values (a tuning cache's): its allowed
     // points in their order, compared as rows of indices, as Part compares
     // them, without a point's vectors.
