@@ -25,7 +25,6 @@
 #include <deque>
 #include <map>
 #include <poll.h>
-#include <sched.h>
 #include <thread>
 #include <unistd.h>
 #endif
@@ -206,20 +205,12 @@ std::string rankGpu() {
   return Gpus[static_cast<size_t>(LocalWorkerIndex) % Gpus.size()];
 }
 
-/// The cores this rank's affinity allows (0 if it cannot be read).
-unsigned affinityCores() {
-  cpu_set_t Set;
-  if (::sched_getaffinity(0, sizeof Set, &Set) == 0)
-    return static_cast<unsigned>(CPU_COUNT(&Set));
-  return 0;
-}
-
 /// The cores this rank was given: SLURM_CPUS_PER_TASK, else its affinity.
 unsigned rankCores() {
   if (const char *C = std::getenv("SLURM_CPUS_PER_TASK"))
     if (auto N = parseInteger(C, 1, 1 << 20))
       return static_cast<unsigned>(*N);
-  return std::max(1u, affinityCores());
+  return usableCores();
 }
 
 class Relay {
@@ -315,7 +306,7 @@ int Relay::run() {
   // and replay server on that core: mpirun binds each rank to a core when
   // it starts two or fewer, which a user seldom means for r3.
   unsigned Node = std::thread::hardware_concurrency();
-  if (affinityCores() == 1 && Node > 1 && !std::getenv("SLURM_CPUS_PER_TASK"))
+  if (usableCores() == 1 && Node > 1 && !std::getenv("SLURM_CPUS_PER_TASK"))
     std::fprintf(stderr,
                  "r3: warning: %s may use 1 of the node's %u cores (its "
                  "affinity): its worker, compiles and replay server share "

@@ -49,6 +49,12 @@ Region bestRegion(const Space &S,
   // A point's part of the region, if any: one parameter moved, or only
   // parameters that are not kept.
   Region Out;
+  auto PartOf = [&](unsigned Moved,
+                    unsigned MovedKept) -> std::vector<Point> * {
+    if (Moved == 1)
+      return &Out.Moves;
+    return Moved > 1 && MovedKept == 0 ? &Out.Rest : nullptr;
+  };
   auto Part = [&](const Point &P) -> std::vector<Point> * {
     unsigned Moved = 0, MovedKept = 0;
     for (size_t J = 0; J < NP; ++J)
@@ -58,9 +64,7 @@ Region bestRegion(const Space &S,
         if (Moved > 1 && MovedKept > 0)
           return nullptr; // neither one move nor only free parameters
       }
-    if (Moved == 1)
-      return &Out.Moves;
-    return Moved > 1 && MovedKept == 0 ? &Out.Rest : nullptr;
+    return PartOf(Moved, MovedKept);
   };
 
   bool FlatBest = std::all_of(Best.Values.begin(), Best.Values.end(),
@@ -82,9 +86,7 @@ Region bestRegion(const Space &S,
           ++Moved;
           MovedKept += Kept[J];
         }
-      std::vector<Point> *To = Moved == 1                    ? &Out.Moves
-                               : Moved > 1 && MovedKept == 0 ? &Out.Rest
-                                                             : nullptr;
+      std::vector<Point> *To = PartOf(Moved, MovedKept);
       if (To && !Seen.seen(S.Allowed[I]))
         To->push_back(S.Allowed[I]);
     }

@@ -100,31 +100,34 @@ double Gp::distance2(const Vector &A, const Vector &B) const {
   return S;
 }
 
-double Gp::kernel(const Vector &A, const Vector &B) const {
-  double R = std::sqrt(distance2(A, B)) / H.LengthScale;
+double Gp::matern(double Distance2) const {
+  double R = std::sqrt(Distance2) / H.LengthScale;
   double S = std::sqrt(5.0) * R;
   return H.Signal * (1 + S + S * S / 3) * std::exp(-S);
+}
+
+double Gp::kernel(const Vector &A, const Vector &B) const {
+  return matern(distance2(A, B));
 }
 
 /// A kernel matrix with what it was computed from: the rows, and the
 /// kernel's own hyperparameters (the noise only adds to the diagonal).
 struct KernelMatrix {
   std::vector<Vector> Xs;
-  double LengthScale = 0, Signal = 0;
-  Vector Weights;
+  GpHyper Hyper;
   Vector K; ///< packed lower triangle: row J at J (J + 1) / 2, up to J
-
-  bool sameKernel(const GpHyper &H) const {
-    return LengthScale == H.LengthScale && Signal == H.Signal &&
-           Weights == H.Weights;
-  }
 };
 
 namespace {
 
-bool sameHyper(const GpHyper &A, const GpHyper &B) {
+/// Whether A and B give the same kernel (their noise aside).
+bool sameKernel(const GpHyper &A, const GpHyper &B) {
   return A.LengthScale == B.LengthScale && A.Signal == B.Signal &&
-         A.Noise == B.Noise && A.Weights == B.Weights;
+         A.Weights == B.Weights;
+}
+
+bool sameHyper(const GpHyper &A, const GpHyper &B) {
+  return sameKernel(A, B) && A.Noise == B.Noise;
 }
 
 /// Rows by their exact bits, to find a row of an earlier matrix.
@@ -161,9 +164,7 @@ rowPositions(const std::vector<Vector> &Rows, bool &Repeated) {
 std::shared_ptr<const KernelMatrix> Gp::kernelMatrix() {
   auto M = std::make_shared<KernelMatrix>();
   M->Xs = Xs;
-  M->LengthScale = H.LengthScale;
-  M->Signal = H.Signal;
-  M->Weights = H.Weights;
+  M->Hyper = H;
   size_t N = Xs.size();
   M->K.resize(N * (N + 1) / 2);
   // Each row's place in the earlier matrix, if it has one: the kernel is a
@@ -171,7 +172,7 @@ std::shared_ptr<const KernelMatrix> Gp::kernelMatrix() {
   // differences do not see their sign), so an entry computed before is
   // the entry computed now, whichever rows it sat at.
   std::vector<size_t> Old(N, SIZE_MAX);
-  if (Known && Known->sameKernel(H)) {
+  if (Known && sameKernel(Known->Hyper, H)) {
     bool Repeated;
     auto Where = rowPositions(Known->Xs, Repeated);
     for (size_t J = 0; J < N; ++J)
@@ -524,10 +525,8 @@ void Gp::solveBlocks(Tracked &T) const {
         }
       }
       double *Row = &V[I * Block];
-      for (size_t B = 0; B < Block; ++B) {
-        double S = std::sqrt(5.0) * (std::sqrt(Dist[B]) / H.LengthScale);
-        Row[B] = B < Nb ? H.Signal * (1 + S + S * S / 3) * std::exp(-S) : 0;
-      }
+      for (size_t B = 0; B < Block; ++B)
+        Row[B] = B < Nb ? matern(Dist[B]) : 0;
     }
     for (size_t I = 0; I < N; ++I) {
       // The row's sums in a local array, which nothing else can alias, so

@@ -117,6 +117,8 @@ private:
   /// its entries up to the diagonal), taking from Known the entries of
   /// every pair of rows it already holds (see KernelMatrix).
   std::shared_ptr<const KernelMatrix> kernelMatrix();
+  /// The Matérn-5/2 kernel at a weighted squared distance under H.
+  double matern(double Distance2) const;
   double kernel(const Vector &A, const Vector &B) const;
   double distance2(const Vector &A, const Vector &B) const;
 
